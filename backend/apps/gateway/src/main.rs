@@ -1,0 +1,5 @@
+//! The `switchboard` binary.
+
+fn main() -> std::process::ExitCode {
+    switchboard::cli::main()
+}

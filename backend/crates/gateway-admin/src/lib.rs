@@ -1,0 +1,8 @@
+//! The admin domain: use cases behind the admin API and the command line (accounts, groups,
+//! client keys, runtime settings, usage, audit, backups) and the ports they need.
+//!
+//! Invariants:
+//! - every mutation that changes routing or security runs as one unit of work that also bumps
+//!   `config_revision` and writes a redacted audit row;
+//! - no secret (token, key, password) ever appears in an audit row, an error or a `Debug` output;
+//! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.

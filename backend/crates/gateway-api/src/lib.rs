@@ -1,0 +1,7 @@
+//! HTTP adapters (axum): the OpenAI-compatible client API, the admin API and the static SPA.
+//!
+//! Invariants:
+//! - decodes, authenticates and encodes; every decision is delegated to `gateway-core` or
+//!   `gateway-admin`;
+//! - never imports a provider, `gateway-store` or an infrastructure crate (sqlx, redis, aws-*);
+//! - every error reaching a client has the OpenAI error shape (client API) or the admin envelope.

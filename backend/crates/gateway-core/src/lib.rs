@@ -1,0 +1,12 @@
+//! The request engine: operation, runtime snapshot, route plan, admission, account selection,
+//! attempt coordination (send-state watermark and downstream commit barrier), failover policy
+//! and accounting.
+//!
+//! Owns: every business rule of the data plane and the ports (traits) the engine needs from the
+//! outside world: storage, coordination, providers.
+//!
+//! Invariants:
+//! - knows nothing of HTTP, databases, Redis or any concrete provider; it only sees its ports;
+//! - a request reads one frozen `RuntimeSnapshot` from start to finish;
+//! - send state only rises (`not_sent < ambiguous < sent`) and `ambiguous` is never replayed;
+//! - after the downstream commit no retry and no fallback happen.

@@ -1,0 +1,156 @@
+//! The typed configuration of the whole process.
+//!
+//! Every key has a documented default (`docs/configuration.md`); a YAML file and
+//! `SWITCHBOARD_*` environment variables override them (see [`load`]). Unknown keys are refused.
+//! Sections are plain data: the composition root maps them onto each crate's own settings.
+
+mod load;
+
+use std::net::SocketAddr;
+
+use serde::{Deserialize, Serialize};
+
+pub use load::{ConfigError, ConfigSource, load};
+
+/// The environment variable that names the configuration file.
+pub const CONFIG_FILE_ENV: &str = "SWITCHBOARD_CONFIG";
+/// The prefix of every configuration environment variable.
+pub const ENV_PREFIX: &str = "SWITCHBOARD_";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub log: LogConfig,
+    pub workers: WorkersConfig,
+    pub database: DatabaseConfig,
+    pub redis: RedisConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address the HTTP server listens on.
+    pub listen: SocketAddr,
+    /// One absolute deadline, counted from the shutdown signal, for in-flight requests.
+    pub drain_timeout_seconds: u64,
+    /// Largest request body accepted on the client API; larger bodies get 413.
+    pub request_body_limit_bytes: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            drain_timeout_seconds: 30,
+            request_body_limit_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// A `tracing` filter, e.g. `info` or `info,gateway_core=debug`.
+    pub level: String,
+    pub format: LogFormat,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { level: "info".to_owned(), format: LogFormat::Text }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkersConfig {
+    /// Time the workers get to stop after the HTTP drain before they are aborted.
+    pub shutdown_timeout_seconds: u64,
+    /// First delay before a failed or panicked worker is restarted; doubles up to the maximum.
+    pub restart_backoff_initial_ms: u64,
+    pub restart_backoff_max_ms: u64,
+}
+
+impl Default for WorkersConfig {
+    fn default() -> Self {
+        Self { shutdown_timeout_seconds: 10, restart_backoff_initial_ms: 500, restart_backoff_max_ms: 60_000 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `postgres://…` for production mode; empty means the embedded mode.
+    pub url: Option<String>,
+    pub max_connections: u32,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        Self { url: None, max_connections: 16 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RedisConfig {
+    /// `redis://…`; required whenever `database.url` is set.
+    pub url: Option<String>,
+    /// Namespace of every key this deployment writes.
+    pub key_prefix: String,
+}
+
+impl Default for RedisConfig {
+    fn default() -> Self {
+        Self { url: None, key_prefix: "switchboard".to_owned() }
+    }
+}
+
+impl Config {
+    /// Cross-field rules that serde cannot express. The error names the offending key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.server.drain_timeout_seconds == 0 {
+            return Err(ConfigError::invalid("server.drain_timeout_seconds", "must be at least 1"));
+        }
+        if self.server.request_body_limit_bytes < 1024 {
+            return Err(ConfigError::invalid("server.request_body_limit_bytes", "must be at least 1024"));
+        }
+        if self.workers.restart_backoff_initial_ms == 0
+            || self.workers.restart_backoff_initial_ms > self.workers.restart_backoff_max_ms
+        {
+            return Err(ConfigError::invalid(
+                "workers.restart_backoff_initial_ms",
+                "must be at least 1 and not above workers.restart_backoff_max_ms",
+            ));
+        }
+        if let Some(url) = &self.database.url
+            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        {
+            return Err(ConfigError::invalid("database.url", "must start with postgres:// or postgresql://"));
+        }
+        if let Some(url) = &self.redis.url
+            && !(url.starts_with("redis://") || url.starts_with("rediss://"))
+        {
+            return Err(ConfigError::invalid("redis.url", "must start with redis:// or rediss://"));
+        }
+        if self.database.url.is_some() && self.redis.url.is_none() {
+            return Err(ConfigError::invalid("redis.url", "is required when database.url is set (production mode)"));
+        }
+        if self.database.max_connections == 0 {
+            return Err(ConfigError::invalid("database.max_connections", "must be at least 1"));
+        }
+        if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
+            return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,26 @@
+//! The process host: configuration, logging, HTTP serve with graceful drain, the worker runtime
+//! and the health endpoints.
+//!
+//! Owns: how the process starts, runs and stops. It knows nothing of requests, accounts or
+//! providers; the composition root (`apps/gateway`) hands it a router and workers.
+//!
+//! Invariants:
+//! - configuration is read once at start (file, then `SWITCHBOARD_*` environment, then
+//!   defaults) into a validated value; nothing reads the environment afterwards;
+//! - shutdown has one absolute deadline from the signal for the HTTP drain; connections still
+//!   open at the deadline are cut; workers then join within their own timeout;
+//! - every spawned task belongs to the worker runtime or the server's connection set and stops
+//!   on the shutdown signal.
+
+pub mod config;
+pub mod health;
+pub mod logging;
+pub mod serve;
+pub mod shutdown;
+pub mod workers;
+
+pub use config::{Config, ConfigError};
+pub use health::{Health, ReadinessProbe};
+pub use serve::{ServeOutcome, serve};
+pub use shutdown::Shutdown;
+pub use workers::{Worker, WorkerContext, WorkerError, WorkerRuntime};

@@ -1,0 +1,9 @@
+//! Storage and coordination adapters: PostgreSQL (sqlx), Redis (deadpool-redis) and S3, plus the
+//! embedded SQLite / in-process adapters. Each implements a port defined in `gateway-core` or
+//! `gateway-admin`.
+//!
+//! Invariants:
+//! - owns no business policy: it stores, loads and coordinates exactly what the ports ask;
+//! - PostgreSQL is the only authority for business facts; Redis holds only state that can be
+//!   lost, rebuilt or that expires by itself;
+//! - credentials are encrypted at rest and never printed.
