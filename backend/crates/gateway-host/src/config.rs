@@ -25,6 +25,7 @@ pub struct Config {
     pub workers: WorkersConfig,
     pub database: DatabaseConfig,
     pub redis: RedisConfig,
+    pub secrets: SecretsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,6 +113,27 @@ pub struct RedisConfig {
 impl Default for RedisConfig {
     fn default() -> Self {
         Self { url: None, key_prefix: "switchboard".to_owned() }
+    }
+}
+
+/// Keys that encrypt secrets at rest (provider credentials, backup storage secrets).
+///
+/// Each key is written `ID:BASE64` where the base64 decodes to 32 bytes. New ciphertexts use
+/// `master_key`; `retired_master_keys` can still decrypt older ones (rotation: make the new key
+/// current, list the old one as retired, re-encrypt, then drop it).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecretsConfig {
+    pub master_key: Option<String>,
+    pub retired_master_keys: Vec<String>,
+}
+
+impl std::fmt::Debug for SecretsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretsConfig")
+            .field("master_key", &self.master_key.as_ref().map(|_| "[REDACTED]"))
+            .field("retired_master_keys", &format_args!("[{} REDACTED]", self.retired_master_keys.len()))
+            .finish()
     }
 }
 

@@ -1,2 +1,16 @@
 //! Test support shared by every package's `tests/`: free ports, waiting on a condition with a
-//! deadline, a per-test PostgreSQL schema and Redis prefix, and the upstream simulator.
+//! deadline, a per-test PostgreSQL schema and a per-test Redis key prefix.
+//!
+//! Services come from `SWITCHBOARD_TEST_DATABASE_URL` / `SWITCHBOARD_TEST_REDIS_URL` (set by
+//! `scripts/test`), else the local defaults. A missing service is a test failure with a clear
+//! message, never a silent skip.
+
+pub mod ports;
+pub mod postgres;
+pub mod redis;
+pub mod wait;
+
+pub use ports::free_port;
+pub use postgres::TestDatabase;
+pub use redis::{redis_url, unique_prefix};
+pub use wait::wait_until;
