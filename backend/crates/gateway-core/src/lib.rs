@@ -10,3 +10,5 @@
 //! - a request reads one frozen `RuntimeSnapshot` from start to finish;
 //! - send state only rises (`not_sent < ambiguous < sent`) and `ambiguous` is never replayed;
 //! - after the downstream commit no retry and no fallback happen.
+
+pub mod domain;

@@ -64,8 +64,9 @@ fn with_search_path(base: &str, schema: &str) -> String {
 }
 
 async fn drop_stale_schemas(admin: &mut sqlx::postgres::PgConnection, now: u64) -> anyhow::Result<()> {
-    let names: Vec<(String,)> =
-        sqlx::query_as("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%\\_%'").fetch_all(&mut *admin).await?;
+    let names: Vec<(String,)> = sqlx::query_as("SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%\\_%'")
+        .fetch_all(&mut *admin)
+        .await?;
     for (name,) in names {
         let created = name.split('_').nth(1).and_then(|s| s.parse::<u64>().ok());
         if created.is_some_and(|created| created + 3600 < now) {
