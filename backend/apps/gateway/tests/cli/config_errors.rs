@@ -1,0 +1,113 @@
+use std::process::{Command, Output};
+
+fn switchboard(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.env_clear().args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("the switchboard binary runs")
+}
+
+fn stderr_line(output: &Output) -> String {
+    let text = String::from_utf8_lossy(&output.stderr).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "expected exactly one line on stderr, got: {text}");
+    lines[0].to_owned()
+}
+
+fn config_file(text: &str) -> tempfile_path::TempPath {
+    tempfile_path::write(text)
+}
+
+#[test]
+fn an_unknown_key_in_the_file_exits_2_naming_the_key() {
+    let file = config_file("server:\n  listen: 127.0.0.1:0\n  listne: 127.0.0.1:1\n");
+    let output = switchboard(&["serve", "--config", file.path()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let line = stderr_line(&output);
+    assert!(line.contains("`server.listne`"), "{line}");
+}
+
+#[test]
+fn an_unknown_section_exits_2_naming_it() {
+    let file = config_file("sevrer:\n  listen: 127.0.0.1:0\n");
+    let output = switchboard(&["--config", file.path()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`sevrer`"));
+}
+
+#[test]
+fn an_invalid_value_exits_2_naming_the_key() {
+    let file = config_file("server:\n  drain_timeout_seconds: soon\n");
+    let output = switchboard(&["serve", "-c", file.path()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`server.drain_timeout_seconds`"));
+}
+
+#[test]
+fn an_invalid_environment_value_names_the_key_and_the_variable() {
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_SERVER_LISTEN", "not-an-address")]);
+    assert_eq!(output.status.code(), Some(2));
+    let line = stderr_line(&output);
+    assert!(line.contains("`server.listen`") && line.contains("SWITCHBOARD_SERVER_LISTEN"), "{line}");
+}
+
+#[test]
+fn an_unknown_variable_in_a_known_section_is_refused() {
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_DATABASE_URI", "postgres://x")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("SWITCHBOARD_DATABASE_URI"));
+}
+
+#[test]
+fn cross_field_rules_name_the_key() {
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_DATABASE_URL", "postgres://127.0.0.1/x")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`redis.url`"));
+}
+
+#[test]
+fn a_missing_config_file_exits_2() {
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_CONFIG", "/nonexistent/switchboard.yaml")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("/nonexistent/switchboard.yaml"));
+}
+
+#[test]
+fn version_prints_the_package_version() {
+    let output = switchboard(&["version"], &[]);
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), format!("switchboard {}", env!("CARGO_PKG_VERSION")));
+}
+
+/// A temporary file removed on drop, without another dependency.
+mod tempfile_path {
+    use std::path::PathBuf;
+
+    pub struct TempPath(PathBuf);
+
+    impl TempPath {
+        pub fn path(&self) -> &str {
+            self.0.to_str().expect("temp paths are UTF-8")
+        }
+    }
+
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    pub fn write(text: &str) -> TempPath {
+        let path = std::env::temp_dir().join(format!("switchboard-test-{}.yaml", uuid_like()));
+        std::fs::write(&path, text).expect("temp dir is writable");
+        TempPath(path)
+    }
+
+    fn uuid_like() -> String {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        format!("{}-{nanos}", std::process::id())
+    }
+}

@@ -1,0 +1,101 @@
+use std::io::Write;
+
+use gateway_host::config::{ConfigError, ConfigSource, LogFormat, env_name, load};
+
+fn source(yaml: Option<&str>, env: &[(&str, &str)]) -> (ConfigSource, Option<std::path::PathBuf>) {
+    let file = yaml.map(|text| {
+        let path = std::env::temp_dir().join(format!(
+            "sb-host-config-{}-{}.yaml",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+        ));
+        let mut f = std::fs::File::create(&path).expect("temp file");
+        f.write_all(text.as_bytes()).expect("write");
+        path
+    });
+    let env = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    (ConfigSource { file: file.clone(), env }, file)
+}
+
+fn load_with(yaml: Option<&str>, env: &[(&str, &str)]) -> Result<gateway_host::Config, ConfigError> {
+    let (source, file) = source(yaml, env);
+    let result = load(&source);
+    if let Some(file) = file {
+        let _ = std::fs::remove_file(file);
+    }
+    result
+}
+
+#[test]
+fn defaults_apply_without_file_or_environment() {
+    let config = load_with(None, &[]).expect("defaults are valid");
+    assert_eq!(config, gateway_host::Config::default());
+    assert_eq!(config.server.listen.to_string(), "127.0.0.1:8080");
+}
+
+#[test]
+fn the_environment_overrides_the_file() {
+    let config = load_with(
+        Some("server:\n  drain_timeout_seconds: 7\nlog:\n  format: json\n"),
+        &[("SWITCHBOARD_SERVER_DRAIN_TIMEOUT_SECONDS", "9"), ("SWITCHBOARD_LOG_LEVEL", "debug")],
+    )
+    .expect("valid");
+    assert_eq!(config.server.drain_timeout_seconds, 9);
+    assert_eq!(config.log.format, LogFormat::Json);
+    assert_eq!(config.log.level, "debug");
+}
+
+#[test]
+fn optional_and_list_keys_take_environment_values() {
+    let config = load_with(
+        None,
+        &[
+            ("SWITCHBOARD_DATABASE_URL", "postgres://postgres@127.0.0.1/test"),
+            ("SWITCHBOARD_REDIS_URL", "redis://127.0.0.1:6379"),
+            ("SWITCHBOARD_SECRETS_RETIRED_MASTER_KEYS", "[\"k0:AAAA\"]"),
+        ],
+    )
+    .expect("valid");
+    assert_eq!(config.database.url.as_deref(), Some("postgres://postgres@127.0.0.1/test"));
+    assert_eq!(config.secrets.retired_master_keys, vec!["k0:AAAA".to_owned()]);
+}
+
+#[test]
+fn unknown_keys_are_named() {
+    let err = load_with(Some("workers:\n  shutdown_timeout: 3\n"), &[]).expect_err("unknown key");
+    assert!(matches!(err, ConfigError::UnknownKey { .. }));
+    assert_eq!(err.key(), Some("workers.shutdown_timeout"));
+}
+
+#[test]
+fn invalid_values_are_named_with_their_variable() {
+    let err = load_with(None, &[("SWITCHBOARD_WORKERS_SHUTDOWN_TIMEOUT_SECONDS", "-1")]).expect_err("negative");
+    assert_eq!(err.key(), Some("workers.shutdown_timeout_seconds"));
+    assert!(err.to_string().contains("SWITCHBOARD_WORKERS_SHUTDOWN_TIMEOUT_SECONDS"), "{err}");
+}
+
+#[test]
+fn variables_outside_the_known_sections_are_not_configuration() {
+    let config = load_with(None, &[("SWITCHBOARD_KEY", "sk-abc"), ("SWITCHBOARD_TEST_DATABASE_URL", "x")]);
+    assert!(config.is_ok());
+}
+
+#[test]
+fn env_names_follow_the_key_path() {
+    assert_eq!(env_name("server.drain_timeout_seconds"), "SWITCHBOARD_SERVER_DRAIN_TIMEOUT_SECONDS");
+}
+
+#[test]
+fn an_empty_file_means_defaults_and_a_list_at_the_top_is_refused() {
+    assert!(load_with(Some(""), &[]).is_ok());
+    assert!(matches!(load_with(Some("- a\n- b\n"), &[]), Err(ConfigError::Syntax { .. })));
+}
+
+#[test]
+fn secrets_never_show_in_debug_output() {
+    let config =
+        load_with(None, &[("SWITCHBOARD_SECRETS_MASTER_KEY", "k1:c2VjcmV0LXNlY3JldC1zZWNyZXQ=")]).expect("valid");
+    let shown = format!("{config:?}");
+    assert!(!shown.contains("c2VjcmV0"), "{shown}");
+    assert!(shown.contains("REDACTED"));
+}

@@ -1,0 +1,5 @@
+//! Tests of gateway-host, mirroring `src/`.
+
+mod config;
+mod serve;
+mod workers;

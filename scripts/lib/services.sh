@@ -1,0 +1,129 @@
+# shellcheck shell=bash
+# PostgreSQL and Redis for the test and run scripts.
+#
+# ensure_postgres / ensure_redis export SWITCHBOARD_TEST_DATABASE_URL / SWITCHBOARD_TEST_REDIS_URL:
+#   1. the variable if already set (checked to answer),
+#   2. else the local service on 127.0.0.1:5432 / 6379 if it answers,
+#   3. else a throwaway server started from the system binaries on a free port, stopped at exit,
+#   4. else fail, naming the packages to install.
+# SB_LOCAL_POSTGRES_URL / SB_LOCAL_REDIS_URL override the local addresses of step 2.
+# Persistent mode (SB_SERVICES_DIR set, used by scripts/run): step 3 keeps its data there and
+# leaves the servers running.
+
+SB_STOP_ACTIONS=()
+sb_stop_services() {
+  local action
+  for action in "${SB_STOP_ACTIONS[@]}"; do eval "$action" >/dev/null 2>&1 || true; done
+}
+trap sb_stop_services EXIT
+
+sb_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+sb_log() { printf '%s\n' "$*" >&2; }
+
+sb_pg_answers() { # URL
+  command -v psql >/dev/null 2>&1 || return 1
+  PGCONNECT_TIMEOUT=3 psql "$1" -Atqc 'select 1' >/dev/null 2>&1
+}
+
+sb_pg_bin() {
+  local dir
+  for dir in /usr/lib/postgresql/*/bin; do
+    [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+  done
+  command -v initdb >/dev/null 2>&1 && { dirname "$(command -v initdb)"; return 0; }
+  return 1
+}
+
+sb_as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# ensure_postgres [DATABASE]  (default database: test)
+ensure_postgres() {
+  local db="${1:-test}"
+  if [ -n "${SWITCHBOARD_TEST_DATABASE_URL:-}" ]; then
+    sb_pg_answers "$SWITCHBOARD_TEST_DATABASE_URL" && return 0
+    sb_log "SWITCHBOARD_TEST_DATABASE_URL=$SWITCHBOARD_TEST_DATABASE_URL does not answer"; return 1
+  fi
+  local local_url="${SB_LOCAL_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432}"
+  if sb_pg_answers "$local_url/postgres"; then
+    sb_pg_answers "$local_url/$db" || psql "$local_url/postgres" -qc "CREATE DATABASE \"$db\"" >/dev/null
+    export SWITCHBOARD_TEST_DATABASE_URL="$local_url/$db"
+    return 0
+  fi
+  local bin
+  if ! bin=$(sb_pg_bin); then
+    sb_log "PostgreSQL is not running on 127.0.0.1:5432 and its server binaries are missing."
+    sb_log "Install them (Debian: apt-get install -y postgresql) or set SWITCHBOARD_TEST_DATABASE_URL."
+    return 1
+  fi
+  local dir port
+  if [ -n "${SB_SERVICES_DIR:-}" ]; then dir="$SB_SERVICES_DIR/postgres"; else dir=$(mktemp -d /tmp/sb-pg.XXXXXX); fi
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; chmod 700 "$dir"; fi
+  if [ -f "$dir/port" ] && sb_pg_answers "postgres://postgres@127.0.0.1:$(cat "$dir/port")/postgres"; then
+    port=$(cat "$dir/port")
+  else
+    port=$(sb_free_port)
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+      sb_as_postgres mkdir -p "$dir/data" "$dir/sock"
+      sb_as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 \
+        || { sb_log "initdb failed; see $dir/initdb.log"; return 1; }
+    fi
+    sb_as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/pg.log" -w \
+      -o "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
+      || { sb_log "PostgreSQL did not start; see $dir/pg.log"; return 1; }
+    echo "$port" | sb_as_postgres tee "$dir/port" >/dev/null
+  fi
+  if [ -z "${SB_SERVICES_DIR:-}" ]; then
+    SB_STOP_ACTIONS+=("sb_as_postgres '$bin/pg_ctl' -D '$dir/data' -m immediate stop; rm -rf '$dir'")
+  fi
+  local url="postgres://postgres@127.0.0.1:$port"
+  sb_pg_answers "$url/$db" || psql "$url/postgres" -qc "CREATE DATABASE \"$db\"" >/dev/null
+  export SWITCHBOARD_TEST_DATABASE_URL="$url/$db"
+  sb_log "started PostgreSQL on 127.0.0.1:$port ($dir)"
+}
+
+sb_redis_answers() { # URL
+  command -v redis-cli >/dev/null 2>&1 || return 1
+  [ "$(timeout 3 redis-cli -u "$1" ping 2>/dev/null)" = "PONG" ]
+}
+
+ensure_redis() {
+  if [ -n "${SWITCHBOARD_TEST_REDIS_URL:-}" ]; then
+    sb_redis_answers "$SWITCHBOARD_TEST_REDIS_URL" && return 0
+    sb_log "SWITCHBOARD_TEST_REDIS_URL=$SWITCHBOARD_TEST_REDIS_URL does not answer"; return 1
+  fi
+  local local_url="${SB_LOCAL_REDIS_URL:-redis://127.0.0.1:6379}"
+  if sb_redis_answers "$local_url"; then
+    export SWITCHBOARD_TEST_REDIS_URL="$local_url"
+    return 0
+  fi
+  if ! command -v redis-server >/dev/null 2>&1; then
+    sb_log "Redis is not running on 127.0.0.1:6379 and redis-server is missing."
+    sb_log "Install it (Debian: apt-get install -y redis-server) or set SWITCHBOARD_TEST_REDIS_URL."
+    return 1
+  fi
+  local dir port
+  if [ -n "${SB_SERVICES_DIR:-}" ]; then dir="$SB_SERVICES_DIR/redis"; else dir=$(mktemp -d /tmp/sb-redis.XXXXXX); fi
+  mkdir -p "$dir"
+  if [ -f "$dir/port" ] && sb_redis_answers "redis://127.0.0.1:$(cat "$dir/port")"; then
+    port=$(cat "$dir/port")
+  else
+    port=$(sb_free_port)
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+      --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
+    local i
+    for i in $(seq 1 100); do sb_redis_answers "redis://127.0.0.1:$port" && break; sleep 0.05; done
+    sb_redis_answers "redis://127.0.0.1:$port" || { sb_log "Redis did not start; see $dir/redis.log"; return 1; }
+    echo "$port" >"$dir/port"
+  fi
+  if [ -z "${SB_SERVICES_DIR:-}" ]; then
+    SB_STOP_ACTIONS+=("redis-cli -p '$port' shutdown nosave; rm -rf '$dir'")
+  fi
+  export SWITCHBOARD_TEST_REDIS_URL="redis://127.0.0.1:$port"
+  sb_log "started Redis on 127.0.0.1:$port ($dir)"
+}
