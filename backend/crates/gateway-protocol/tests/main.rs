@@ -1,0 +1,7 @@
+//! Tests of gateway-protocol, mirroring `src/`.
+
+mod aggregate;
+mod error;
+mod events;
+mod request;
+mod sse;
