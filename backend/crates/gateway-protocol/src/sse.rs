@@ -77,10 +77,7 @@ fn find_frame_end(buf: &[u8], from: usize) -> Option<usize> {
                 Some(b'\r') if buf.get(i + 2) == Some(&b'\n') => return Some(i + 3),
                 _ => {}
             },
-            b'\r' => match buf.get(i + 1) {
-                Some(b'\r') => return Some(i + 2),
-                _ => {}
-            },
+            b'\r' if buf.get(i + 1) == Some(&b'\r') => return Some(i + 2),
             _ => {}
         }
         i += 1;
