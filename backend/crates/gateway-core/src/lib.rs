@@ -13,3 +13,5 @@
 
 pub mod domain;
 pub mod ports;
+pub mod provider;
+pub mod snapshot;

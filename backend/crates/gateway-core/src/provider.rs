@@ -1,0 +1,198 @@
+//! The provider port: what the engine asks of an upstream provider, and what it gets back.
+//!
+//! One [`Provider::execute`] uses exactly one account's credential and prepares one cold stream
+//! (invariant 5): no hidden account switching and no retry inside a provider. Identity is bound
+//! explicitly to each call (invariant 7): the account and its credential travel in the call,
+//! never in a reused connection.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures_core::Stream;
+use gateway_protocol::request::RequestBody;
+use gateway_protocol::{ApiError, SseFrame};
+use time::OffsetDateTime;
+
+use crate::domain::{AccountId, ProviderKind, QuotaFacts, RequestId, SendState};
+use crate::snapshot::AccountEntry;
+
+/// What the client asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// `POST /v1/responses`
+    ResponsesCreate,
+    /// `POST /v1/responses/compact`
+    ResponsesCompact,
+}
+
+impl Operation {
+    /// The name recorded in `model_requests.operation`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::ResponsesCreate => "responses.create",
+            Self::ResponsesCompact => "responses.compact",
+        }
+    }
+
+    /// Whether a failed attempt may be replayed on another account before the commit.
+    pub const fn replayable(self) -> bool {
+        true
+    }
+}
+
+/// One attempt's call to a provider.
+pub struct UpstreamCall<'a> {
+    pub request: RequestId,
+    /// 1-based attempt number within the request.
+    pub attempt: u32,
+    pub operation: Operation,
+    pub account: &'a AccountEntry,
+    /// The client's body exactly as received, and its parsed top level.
+    pub body: &'a Bytes,
+    pub view: &'a RequestBody,
+    /// The model to send upstream (after the controlled alias mapping).
+    pub upstream_model: &'a str,
+    /// Whether the client asked for a stream (`stream: true`).
+    pub client_stream: bool,
+    /// The client's headers (lower-case names); the provider forwards only what it allows.
+    pub client_headers: &'a [(String, Bytes)],
+    /// The session signal, when the client sent one (used for upstream session headers).
+    pub session: Option<&'a str>,
+    /// Bound on the time until the upstream answers with headers.
+    pub header_timeout: Duration,
+}
+
+/// A stream of frames as the client will receive them (raw upstream bytes for byte-transparent
+/// providers, re-synthesised frames for translating ones).
+pub type FrameStream = Pin<Box<dyn Stream<Item = Result<SseFrame, StreamFailure>> + Send>>;
+
+/// An upstream that accepted the call: headers are in, the body is not yet read.
+pub struct UpstreamReply {
+    pub frames: FrameStream,
+    /// Quota facts read from the response headers, if the upstream sent any.
+    pub quota: Option<QuotaFacts>,
+    /// The model the upstream says served the call, when it says.
+    pub served_model: Option<String>,
+    pub connect_time: Option<Duration>,
+    pub headers_time: Duration,
+}
+
+/// The stream broke after the upstream accepted the call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct StreamFailure {
+    pub message: String,
+    /// The upstream went quiet for longer than the idle timeout.
+    pub idle_timeout: bool,
+}
+
+/// How an attempt failed, as far as the engine's failover policy is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureClass {
+    /// 401: the credential was refused. The engine recovers once on the same account.
+    Unauthorized,
+    /// 429 or an exhausted quota; skip the account until `until` (a default when unknown).
+    RateLimited { until: Option<OffsetDateTime> },
+    /// The account cannot serve this model; skip it for this model only.
+    ModelNotSupported,
+    /// The account is banned, deactivated or forbidden.
+    AccountUnusable { reason: String },
+    /// 5xx or overload: a clear answer that nothing was done; skip the account briefly.
+    UpstreamUnavailable,
+    /// The connection failed before anything was sent.
+    ConnectFailed,
+    /// The outcome is unclear (timeout or reset after the request was written): never replayed.
+    Ambiguous,
+    /// The upstream refused the request itself (4xx about the body): the client gets the error
+    /// and nothing is retried.
+    Rejected(ApiError),
+}
+
+/// A failed attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptFailure {
+    pub class: FailureClass,
+    /// How far the call got. `NotSent` only when nothing left the process.
+    pub send_state: SendState,
+    pub http_status: Option<u16>,
+    /// A short, secret-free description for logs and ops events.
+    pub message: String,
+    /// Quota facts the failure carried (e.g. rate-limit headers on a 429).
+    pub quota: Option<QuotaFacts>,
+}
+
+impl AttemptFailure {
+    pub fn new(class: FailureClass, send_state: SendState, message: impl Into<String>) -> Self {
+        Self { class, send_state, http_status: None, message: message.into(), quota: None }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.http_status = Some(status);
+        self
+    }
+
+    /// A stable code for the attempt record.
+    pub fn code(&self) -> &'static str {
+        match &self.class {
+            FailureClass::Unauthorized => "upstream_unauthorized",
+            FailureClass::RateLimited { .. } => "upstream_rate_limited",
+            FailureClass::ModelNotSupported => "model_not_supported",
+            FailureClass::AccountUnusable { .. } => "account_unusable",
+            FailureClass::UpstreamUnavailable => "upstream_unavailable",
+            FailureClass::ConnectFailed => "upstream_connect_failed",
+            FailureClass::Ambiguous => "upstream_ambiguous",
+            FailureClass::Rejected(_) => "upstream_rejected",
+        }
+    }
+}
+
+/// A model the provider can serve, for `/v1/models` and the route plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    pub id: String,
+    pub owned_by: &'static str,
+}
+
+/// An upstream provider.
+#[async_trait]
+pub trait Provider: Send + Sync + 'static {
+    fn kind(&self) -> ProviderKind;
+
+    /// Whether `account` can serve `model` (its catalog and plan). Called on the hot path: must
+    /// be answered from memory.
+    fn supports_model(&self, account: &AccountEntry, model: &str) -> bool;
+
+    /// The models `account` can serve, from memory.
+    fn models(&self, account: &AccountEntry) -> Vec<ModelInfo>;
+
+    /// Sends one call with one account's credential; returns once the upstream answered with
+    /// headers (a cold stream) or failed.
+    async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure>;
+
+    /// After an `Unauthorized` failure: renew the account's credential once (refresh). `Ok`
+    /// means the next execute on this account uses the new credential.
+    async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure>;
+}
+
+/// The providers the gateway runs with, by kind.
+#[derive(Clone, Default)]
+pub struct ProviderSet {
+    providers: Vec<Arc<dyn Provider>>,
+}
+
+impl ProviderSet {
+    pub fn new(providers: Vec<Arc<dyn Provider>>) -> Self {
+        Self { providers }
+    }
+
+    pub fn get(&self, kind: ProviderKind) -> Option<&Arc<dyn Provider>> {
+        self.providers.iter().find(|p| p.kind() == kind)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Provider>> {
+        self.providers.iter()
+    }
+}

@@ -1,0 +1,125 @@
+//! The runtime snapshot: everything a request needs to route, frozen once per request and never
+//! re-read mid-request. Built from [`SnapshotFacts`] (one consistent database read) and swapped
+//! atomically when reconciliation sees a newer `config_revision`.
+
+mod account_state;
+mod build;
+mod holder;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::domain::{
+    AccountId, AccountRecord, ClientKeyHash, ClientKeyRecord, ConfigRevision, CredentialDocument, CredentialSlot,
+    CredentialState, GroupRef, ProviderKind, RoutingSnapshot, RuntimeSettings,
+};
+
+pub use account_state::{AccountState, resolve_account_state};
+pub use holder::SnapshotHolder;
+
+/// One account as the data plane sees it.
+#[derive(Debug)]
+pub struct AccountEntry {
+    pub record: AccountRecord,
+    /// Resolved cap: the account's own or the runtime default, at least 1.
+    pub max_in_flight: u32,
+}
+
+impl AccountEntry {
+    pub fn id(&self) -> AccountId {
+        self.record.id
+    }
+
+    pub fn provider(&self) -> ProviderKind {
+        self.record.provider
+    }
+
+    /// The decrypted credential, when it could be opened.
+    pub fn credential(&self) -> Option<&CredentialDocument> {
+        match &self.record.credential {
+            CredentialSlot::Available(doc) => Some(doc),
+            CredentialSlot::Unreadable { .. } => None,
+        }
+    }
+
+    /// Static usability: enabled, with a working credential. Cooldowns and quota are checked
+    /// elsewhere (coordination storage, quota facts).
+    pub fn is_schedulable(&self) -> bool {
+        self.record.scheduling.enabled
+            && self.record.credential_facts.state == CredentialState::Active
+            && self.credential().is_some()
+    }
+}
+
+/// The accounts a client key may use, resolved once per snapshot and shared between keys with
+/// the same group set.
+#[derive(Debug)]
+pub struct AccountScope {
+    /// Indices into [`RuntimeSnapshot::accounts`], grouped by provider; `None` = every account.
+    pub members: Option<HashMap<ProviderKind, Vec<usize>>>,
+    pub routing: RoutingSnapshot,
+}
+
+/// One client key with its resolved scope.
+#[derive(Debug)]
+pub struct KeyEntry {
+    pub record: ClientKeyRecord,
+    pub scope: Arc<AccountScope>,
+}
+
+#[derive(Debug)]
+pub struct RuntimeSnapshot {
+    pub config_revision: ConfigRevision,
+    pub settings: RuntimeSettings,
+    accounts: Vec<Arc<AccountEntry>>,
+    account_index: HashMap<AccountId, usize>,
+    /// Indices of every account of each provider.
+    by_provider: HashMap<ProviderKind, Vec<usize>>,
+    keys: HashMap<ClientKeyHash, Arc<KeyEntry>>,
+    groups: Vec<GroupRef>,
+}
+
+impl RuntimeSnapshot {
+    pub fn key(&self, hash: &ClientKeyHash) -> Option<&Arc<KeyEntry>> {
+        self.keys.get(hash)
+    }
+
+    pub fn account(&self, id: AccountId) -> Option<&Arc<AccountEntry>> {
+        self.account_index.get(&id).map(|i| &self.accounts[*i])
+    }
+
+    pub fn accounts(&self) -> &[Arc<AccountEntry>] {
+        &self.accounts
+    }
+
+    pub fn groups(&self) -> &[GroupRef] {
+        &self.groups
+    }
+
+    /// The accounts of `provider` inside `scope`, in storage order.
+    pub fn scoped_accounts<'a>(
+        &'a self,
+        scope: &'a AccountScope,
+        provider: ProviderKind,
+    ) -> impl Iterator<Item = &'a Arc<AccountEntry>> + 'a {
+        let indices: &[usize] = match &scope.members {
+            None => self.by_provider.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
+            Some(members) => members.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
+        };
+        indices.iter().map(move |i| &self.accounts[*i])
+    }
+
+    /// An empty snapshot (no accounts, no keys) at revision 0: what a gateway serves before the
+    /// first load.
+    pub fn empty() -> Self {
+        Self {
+            config_revision: ConfigRevision(0),
+            settings: RuntimeSettings::default(),
+            accounts: Vec::new(),
+            account_index: HashMap::new(),
+            by_provider: HashMap::new(),
+            keys: HashMap::new(),
+            groups: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Compiling [`SnapshotFacts`] into the indexes the hot path reads.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::{AccountEntry, AccountScope, KeyEntry, RuntimeSnapshot};
+use crate::domain::{AccountGroup, AccountId, GroupId, GroupRef, KeyScope, ProviderKind, RoutingSnapshot};
+use crate::ports::SnapshotFacts;
+
+impl RuntimeSnapshot {
+    pub fn build(facts: SnapshotFacts) -> Self {
+        let default_cap = facts.settings.default_account_concurrency.max(1);
+        let mut accounts = Vec::with_capacity(facts.accounts.len());
+        let mut account_index = HashMap::with_capacity(facts.accounts.len());
+        let mut by_provider: HashMap<ProviderKind, Vec<usize>> = HashMap::new();
+        for record in facts.accounts {
+            let index = accounts.len();
+            account_index.insert(record.id, index);
+            by_provider.entry(record.provider).or_default().push(index);
+            let max_in_flight = record.scheduling.concurrency_cap.unwrap_or(default_cap).max(1);
+            accounts.push(Arc::new(AccountEntry { record, max_in_flight }));
+        }
+
+        let groups: HashMap<GroupId, &AccountGroup> = facts.groups.iter().map(|g| (g.id, g)).collect();
+        let mut scopes: HashMap<Vec<GroupId>, Arc<AccountScope>> = HashMap::new();
+        let all = Arc::new(AccountScope { members: None, routing: RoutingSnapshot::All });
+        let mut keys = HashMap::with_capacity(facts.client_keys.len());
+        for record in facts.client_keys {
+            let scope = match &record.scope {
+                KeyScope::AllAccounts => all.clone(),
+                KeyScope::Groups(ids) => {
+                    let mut ids = ids.clone();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    scopes
+                        .entry(ids.clone())
+                        .or_insert_with(|| Arc::new(group_scope(&ids, &groups, &account_index, &accounts)))
+                        .clone()
+                }
+            };
+            keys.insert(record.key_hash, Arc::new(KeyEntry { record, scope }));
+        }
+
+        let mut group_refs: Vec<GroupRef> =
+            facts.groups.iter().map(|g| GroupRef { id: g.id, name: g.name.clone() }).collect();
+        group_refs.sort_by_key(|g| g.id);
+        Self {
+            config_revision: facts.config_revision,
+            settings: facts.settings,
+            accounts,
+            account_index,
+            by_provider,
+            keys,
+            groups: group_refs,
+        }
+    }
+}
+
+/// A key limited to groups may use only the enabled members of its enabled groups; disabled or
+/// empty groups give an empty pool, never a fallback to every account.
+fn group_scope(
+    ids: &[GroupId],
+    groups: &HashMap<GroupId, &AccountGroup>,
+    account_index: &HashMap<AccountId, usize>,
+    accounts: &[Arc<AccountEntry>],
+) -> AccountScope {
+    let mut members: BTreeSet<usize> = BTreeSet::new();
+    let mut refs = Vec::with_capacity(ids.len());
+    for id in ids {
+        let Some(group) = groups.get(id) else { continue };
+        refs.push(GroupRef { id: group.id, name: group.name.clone() });
+        if !group.enabled {
+            continue;
+        }
+        members.extend(group.account_ids.iter().filter_map(|a| account_index.get(a).copied()));
+    }
+    let mut by_provider: HashMap<ProviderKind, Vec<usize>> = HashMap::new();
+    for index in members {
+        by_provider.entry(accounts[index].provider()).or_default().push(index);
+    }
+    AccountScope { members: Some(by_provider), routing: RoutingSnapshot::Groups(refs) }
+}
