@@ -76,6 +76,8 @@ pub struct UpstreamReply {
     pub quota: Option<QuotaFacts>,
     /// The model the upstream says served the call, when it says.
     pub served_model: Option<String>,
+    /// Upstream response headers meant for the client (a provider's allowlist).
+    pub forward_headers: Vec<(String, String)>,
     pub connect_time: Option<Duration>,
     pub headers_time: Duration,
 }

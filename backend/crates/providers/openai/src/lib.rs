@@ -1,9 +1,26 @@
-//! The OpenAI (ChatGPT/Codex) provider: credential document, OAuth login/import/refresh,
-//! catalog, HTTP SSE and WebSocket transport, error classification and quota projection.
+//! The OpenAI (ChatGPT/Codex) provider: credential document, OAuth refresh, catalog, HTTP SSE
+//! transport to the Codex backend, error classification and quota projection.
 //!
 //! Invariants:
-//! - byte-transparent: request fields and their order are kept (except the controlled model
-//!   mapping); upstream SSE frames reach the client as the original bytes;
+//! - byte-transparent: request fields and their order are kept except the controlled edits
+//!   (model mapping, `stream`/`store` as the backend requires, parameters it refuses); upstream
+//!   SSE frames reach the client as the original bytes; gateway-internal frames are consumed;
 //! - one `execute` selects one credential and prepares one cold stream: no hidden account
 //!   switching or retry;
+//! - the account and its credential are bound to each call explicitly; pooled connections carry
+//!   no identity;
 //! - never depends on another provider crate.
+
+pub mod catalog;
+pub mod claims;
+pub mod classify;
+pub mod credential;
+pub mod provider;
+pub mod rate_limits;
+pub mod refresh;
+pub mod settings;
+pub mod transport;
+pub mod upstream_url;
+
+pub use provider::OpenAiProvider;
+pub use settings::OpenAiSettings;

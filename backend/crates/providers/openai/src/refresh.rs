@@ -1,0 +1,117 @@
+//! Refresh-token exchange at `{auth}/oauth/token` (JSON body, as Codex sends it).
+//!
+//! Refresh tokens rotate and are single-use: the caller must persist the returned credential
+//! before using it, and must never retry with the spent token.
+
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::credential::OpenAiCredential;
+
+/// Codes that end a credential at once (PROTOCOL §A.4).
+pub const TERMINAL_CODES: &[&str] =
+    &["refresh_token_expired", "refresh_token_reused", "refresh_token_invalidated", "invalid_grant"];
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefreshError {
+    /// The refresh token can never work again; `code` is the stable reason.
+    #[error("refresh refused permanently: {code}")]
+    Permanent { code: String },
+    /// Network, timeout, 5xx, malformed answer: keep the credential and try later.
+    #[error("refresh failed for now: {0}")]
+    Transient(String),
+    /// The credential has no refresh token.
+    #[error("the credential has no refresh token")]
+    NoRefreshToken,
+}
+
+#[derive(Deserialize)]
+struct TokenAnswer {
+    #[serde(default)]
+    access_token: Option<String>,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    id_token: Option<String>,
+}
+
+pub struct Refresher {
+    client: reqwest::Client,
+    token_url: String,
+    client_id: String,
+    timeout: Duration,
+}
+
+impl Refresher {
+    pub fn new(client: reqwest::Client, auth_url: &str, client_id: &str, timeout: Duration) -> Self {
+        Self { client, token_url: format!("{auth_url}/oauth/token"), client_id: client_id.to_owned(), timeout }
+    }
+
+    /// Exchanges the refresh token; returns the rotated credential (tokens the answer left out
+    /// are kept).
+    pub async fn refresh(&self, current: &OpenAiCredential, now_unix: i64) -> Result<OpenAiCredential, RefreshError> {
+        let refresh_token = current.refresh_token.as_ref().ok_or(RefreshError::NoRefreshToken)?;
+        let body = serde_json::json!({
+            "client_id": self.client_id,
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token.expose_secret(),
+        });
+        let sent = self.client.post(&self.token_url).json(&body).send();
+        let response = match tokio::time::timeout(self.timeout, sent).await {
+            Err(_) => return Err(RefreshError::Transient("the token endpoint did not answer in time".to_owned())),
+            Ok(Err(_)) => return Err(RefreshError::Transient("the token endpoint is unreachable".to_owned())),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status().as_u16();
+        let bytes = tokio::time::timeout(self.timeout, response.bytes())
+            .await
+            .map_err(|_| RefreshError::Transient("the token answer stalled".to_owned()))?
+            .map_err(|_| RefreshError::Transient("the token answer broke".to_owned()))?;
+        if !(200..300).contains(&status) {
+            let code = error_code(&bytes);
+            return Err(match code {
+                Some(code) if TERMINAL_CODES.contains(&code.as_str()) => RefreshError::Permanent { code },
+                _ if status == 401 => {
+                    RefreshError::Permanent { code: code.unwrap_or_else(|| "unauthorized".to_owned()) }
+                }
+                Some(code) => RefreshError::Transient(format!("token endpoint {status} {code}")),
+                None => RefreshError::Transient(format!("token endpoint {status}")),
+            });
+        }
+        let answer: TokenAnswer =
+            serde_json::from_slice(&bytes).map_err(|_| RefreshError::Transient("malformed token answer".to_owned()))?;
+        let Some(access_token) = answer.access_token.filter(|t| !t.is_empty()) else {
+            return Err(RefreshError::Transient("the token answer has no access token".to_owned()));
+        };
+        let mut next = current.clone();
+        next.access_token = SecretString::from(access_token);
+        if let Some(rt) = answer.refresh_token.filter(|t| !t.is_empty()) {
+            next.refresh_token = Some(SecretString::from(rt));
+        }
+        if let Some(id) = answer.id_token.filter(|t| !t.is_empty()) {
+            next.id_token = Some(SecretString::from(id));
+        }
+        let identity = next.identity();
+        next.expires_at = identity.expires_at;
+        if next.account_id.is_none() {
+            next.account_id = identity.account_id;
+        }
+        next.last_refresh = Some(now_unix);
+        Ok(next)
+    }
+}
+
+/// The error code of a token endpoint answer: `error.code`, `error` (string) or `code`.
+fn error_code(body: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let code = match value.get("error") {
+        Some(Value::Object(e)) => e.get("code").and_then(Value::as_str),
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    }
+    .or_else(|| value.get("code").and_then(Value::as_str))?;
+    Some(code.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect())
+}

@@ -1,0 +1,278 @@
+//! HTTP SSE transport to `{backend}/codex/responses`.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use gateway_core::domain::{QuotaState, SendState};
+use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamReply};
+use gateway_protocol::SseFramer;
+use gateway_protocol::request::BodyEdit;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use secrecy::ExposeSecret;
+use time::OffsetDateTime;
+
+use crate::classify::{MAX_ERROR_BODY, classify};
+use crate::credential::OpenAiCredential;
+use crate::rate_limits;
+use crate::settings::OpenAiSettings;
+
+/// Parameters the Codex backend refuses with `Unsupported parameter`; dropped before sending.
+pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
+    "max_output_tokens",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "seed",
+    "metadata",
+    "top_logprobs",
+    "truncation",
+    "user",
+    "context_management",
+    "stream_options",
+    "safety_identifier",
+    "prompt_cache_retention",
+];
+
+/// Client headers forwarded upstream as they are (Codex session and turn headers).
+const FORWARDED_CLIENT_HEADERS: &[&str] = &[
+    "x-codex-turn-state",
+    "x-codex-turn-metadata",
+    "x-codex-beta-features",
+    "x-codex-window-id",
+    "x-openai-subagent",
+    "x-openai-internal-codex-residency",
+    "thread-id",
+];
+
+/// Upstream response headers forwarded to clients.
+const FORWARDED_UPSTREAM_HEADERS: &[&str] = &["x-codex-turn-state", "openai-model", "x-reasoning-included"];
+
+pub struct Transport {
+    client: reqwest::Client,
+    responses_url: String,
+    user_agent: HeaderValue,
+    originator: HeaderValue,
+    version: HeaderValue,
+    stream_idle_timeout: Duration,
+}
+
+impl Transport {
+    pub fn new(settings: &OpenAiSettings, backend_url: &str, client: reqwest::Client) -> Result<Self, String> {
+        let header = |v: &str| HeaderValue::from_str(v).map_err(|_| format!("`{v}` is not a valid header value"));
+        Ok(Self {
+            client,
+            responses_url: format!("{backend_url}/codex/responses"),
+            user_agent: header(&settings.user_agent())?,
+            originator: header(&settings.originator)?,
+            version: header(&settings.client_version)?,
+            stream_idle_timeout: settings.stream_idle_timeout,
+        })
+    }
+
+    /// The body as the backend requires it; every other byte stays the client's.
+    pub fn upstream_body(call: &UpstreamCall<'_>) -> Vec<u8> {
+        let body: &[u8] = call.body;
+        let view = call.view;
+        let mut edit = BodyEdit::new();
+        if view.string(body, "model").ok().flatten().as_deref() != Some(call.upstream_model) {
+            edit.set_string("model", call.upstream_model);
+        }
+        if view.boolean(body, "stream").ok().flatten() != Some(true) {
+            edit.set_bool("stream", true);
+        }
+        if view.boolean(body, "store").ok().flatten() != Some(false) {
+            edit.set_bool("store", false);
+        }
+        for parameter in UNSUPPORTED_PARAMETERS {
+            if view.has(parameter) {
+                edit.remove(parameter);
+            }
+        }
+        if let Some(raw) = view.raw(body, "input")
+            && raw.first() == Some(&b'"')
+        {
+            // A bare string input becomes one user message, the form the backend takes.
+            let mut message = Vec::with_capacity(raw.len() + 80);
+            message.extend_from_slice(br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#);
+            message.extend_from_slice(raw);
+            message.extend_from_slice(b"}]}]");
+            edit.set_raw("input", message);
+        }
+        if edit.is_empty() { body.to_vec() } else { edit.apply(body, view) }
+    }
+
+    fn headers(&self, call: &UpstreamCall<'_>, credential: &OpenAiCredential) -> Result<HeaderMap, AttemptFailure> {
+        let mut headers = HeaderMap::with_capacity(16);
+        let bearer = HeaderValue::from_str(&format!("Bearer {}", credential.access_token.expose_secret()))
+            .map_err(|_| local_failure("the stored access token is not a valid header value"))?;
+        headers.insert(reqwest::header::AUTHORIZATION, bearer);
+        let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
+        if let Ok(value) = HeaderValue::from_str(account_id) {
+            headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
+        }
+        for (name, value) in call.client_headers {
+            if FORWARDED_CLIENT_HEADERS.contains(&name.as_str())
+                && let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_bytes(value))
+            {
+                headers.insert(name, value);
+            }
+        }
+        if let Some(session) = call.session.and_then(|s| HeaderValue::from_str(s).ok()) {
+            headers.insert(HeaderName::from_static("session_id"), session);
+        }
+        let request_id = call
+            .client_headers
+            .iter()
+            .find(|(n, _)| n == "x-client-request-id")
+            .and_then(|(_, v)| HeaderValue::from_bytes(v).ok())
+            .or_else(|| HeaderValue::from_str(&call.request.to_string()).ok());
+        if let Some(id) = request_id {
+            headers.insert(HeaderName::from_static("x-client-request-id"), id);
+        }
+        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(reqwest::header::USER_AGENT, self.user_agent.clone());
+        headers.insert(HeaderName::from_static("originator"), self.originator.clone());
+        headers.insert(HeaderName::from_static("version"), self.version.clone());
+        Ok(headers)
+    }
+
+    /// Sends the call and returns at the response headers.
+    pub async fn send(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        let headers = self.headers(call, credential)?;
+        let body = Self::upstream_body(call);
+        let started = Instant::now();
+        let sent = self.client.post(&self.responses_url).headers(headers).body(body).send();
+        let response = match tokio::time::timeout(call.header_timeout, sent).await {
+            Err(_) => {
+                return Err(AttemptFailure::new(
+                    FailureClass::Ambiguous,
+                    SendState::Ambiguous,
+                    "no upstream answer before the header timeout",
+                ));
+            }
+            Ok(Err(err)) if err.is_connect() => {
+                return Err(AttemptFailure::new(
+                    FailureClass::ConnectFailed,
+                    SendState::NotSent,
+                    "cannot connect upstream",
+                ));
+            }
+            Ok(Err(err)) if err.is_builder() => return Err(local_failure("the upstream request could not be built")),
+            Ok(Err(_)) => {
+                return Err(AttemptFailure::new(
+                    FailureClass::Ambiguous,
+                    SendState::Ambiguous,
+                    "the upstream connection failed after the request was written",
+                ));
+            }
+            Ok(Ok(response)) => response,
+        };
+        let headers_time = started.elapsed();
+        let now = OffsetDateTime::now_utc();
+        let status = response.status().as_u16();
+        if status != 200 {
+            let quota_state = if status == 429 { QuotaState::Exhausted } else { QuotaState::Unknown };
+            let quota = rate_limits::from_headers(response.headers(), quota_state, now);
+            let body = read_limited(response, MAX_ERROR_BODY, self.stream_idle_timeout).await;
+            return Err(classify(status, &body, quota, now));
+        }
+        let quota = rate_limits::from_headers(response.headers(), QuotaState::Allowed, now);
+        let served_model = response.headers().get("openai-model").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let forward_headers = FORWARDED_UPSTREAM_HEADERS
+            .iter()
+            .filter_map(|name| {
+                let value = response.headers().get(*name)?.to_str().ok()?;
+                Some(((*name).to_owned(), value.to_owned()))
+            })
+            .collect();
+        Ok(UpstreamReply {
+            frames: frames(response, self.stream_idle_timeout),
+            quota,
+            served_model,
+            forward_headers,
+            connect_time: None,
+            headers_time,
+        })
+    }
+}
+
+fn local_failure(message: &str) -> AttemptFailure {
+    AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, message)
+}
+
+/// Reads at most `limit` bytes of an error body (bounded in time too).
+async fn read_limited(response: reqwest::Response, limit: usize, timeout: Duration) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    let read = async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            let room = limit.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if body.len() >= limit {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(timeout.min(Duration::from_secs(10)), read).await;
+    body
+}
+
+/// The response body as SSE frames, with an idle timeout between chunks.
+fn frames(response: reqwest::Response, idle: Duration) -> FrameStream {
+    struct State {
+        body: futures_util::stream::BoxStream<'static, reqwest::Result<Bytes>>,
+        framer: SseFramer,
+        finished: bool,
+    }
+    let state = State { body: response.bytes_stream().boxed(), framer: SseFramer::new(), finished: false };
+    futures_util::stream::unfold(state, move |mut state| async move {
+        loop {
+            if state.finished {
+                return None;
+            }
+            match state.framer.next_frame() {
+                Ok(Some(frame)) => return Some((Ok(frame), state)),
+                Ok(None) => {}
+                Err(err) => {
+                    state.finished = true;
+                    return Some((Err(StreamFailure { message: err.to_string(), idle_timeout: false }), state));
+                }
+            }
+            match tokio::time::timeout(idle, state.body.next()).await {
+                Err(_) => {
+                    state.finished = true;
+                    let failure =
+                        StreamFailure { message: "the upstream stream went idle".to_owned(), idle_timeout: true };
+                    return Some((Err(failure), state));
+                }
+                Ok(Some(Ok(chunk))) => state.framer.push(&chunk),
+                Ok(Some(Err(_))) => {
+                    state.finished = true;
+                    let failure =
+                        StreamFailure { message: "the upstream stream broke".to_owned(), idle_timeout: false };
+                    return Some((Err(failure), state));
+                }
+                Ok(None) => {
+                    state.finished = true;
+                    if state.framer.has_remainder() {
+                        let failure = StreamFailure {
+                            message: "the upstream stream ended mid-event".to_owned(),
+                            idle_timeout: false,
+                        };
+                        return Some((Err(failure), state));
+                    }
+                    return None;
+                }
+            }
+        }
+    })
+    .boxed()
+}

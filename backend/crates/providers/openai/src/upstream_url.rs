@@ -1,0 +1,36 @@
+//! SSRF guard for configured upstream URLs: `https` only, except plain `http` to a loopback
+//! address when explicitly allowed (tests and the simulator).
+
+use std::net::IpAddr;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("upstream URL `{url}` refused: {reason}")]
+pub struct UrlRefused {
+    pub url: String,
+    pub reason: &'static str,
+}
+
+/// Validates `url` and returns it without a trailing slash.
+pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
+    let refuse = |reason| UrlRefused { url: url.to_owned(), reason };
+    let parsed = reqwest::Url::parse(url).map_err(|_| refuse("not a valid URL"))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(refuse("credentials in the URL are not allowed"));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(refuse("a base URL has no query or fragment"));
+    }
+    let host = parsed.host_str().ok_or_else(|| refuse("no host"))?;
+    match parsed.scheme() {
+        "https" => {}
+        "http" if allow_http_loopback && is_loopback(host) => {}
+        "http" => return Err(refuse("plain http is allowed only to loopback with providers.allow_http_loopback")),
+        _ => return Err(refuse("only https is allowed")),
+    }
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
