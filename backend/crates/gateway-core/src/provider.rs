@@ -110,7 +110,7 @@ pub enum FailureClass {
     Ambiguous,
     /// The upstream refused the request itself (4xx about the body): the client gets the error
     /// and nothing is retried.
-    Rejected(ApiError),
+    Rejected(Box<ApiError>),
 }
 
 /// A failed attempt.
@@ -123,7 +123,7 @@ pub struct AttemptFailure {
     /// A short, secret-free description for logs and ops events.
     pub message: String,
     /// Quota facts the failure carried (e.g. rate-limit headers on a 429).
-    pub quota: Option<QuotaFacts>,
+    pub quota: Option<Box<QuotaFacts>>,
 }
 
 impl AttemptFailure {

@@ -82,11 +82,11 @@ pub fn classify(status: u16, body: &[u8], quota: Option<QuotaFacts>, now: Offset
             if let Some(code) = parsed.code.clone().filter(|c| c.len() <= 64) {
                 error.upstream_code = Some(code);
             }
-            failure(FailureClass::Rejected(error), format!("upstream {status}: request refused"))
+            failure(FailureClass::Rejected(Box::new(error)), format!("upstream {status}: request refused"))
         }
         _ => failure(FailureClass::UpstreamUnavailable, format!("upstream {status}")),
     };
-    result.quota = quota;
+    result.quota = quota.map(Box::new);
     result
 }
 
