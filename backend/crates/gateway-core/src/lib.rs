@@ -15,3 +15,5 @@ pub mod domain;
 pub mod ports;
 pub mod provider;
 pub mod snapshot;
+pub mod accounting;
+pub mod observation;

@@ -1,0 +1,76 @@
+//! Accounting: usage and cost of a request from a model × service-tier price table.
+//!
+//! Subscription accounts are not billed per token; the cost recorded is what the same usage
+//! would cost at API list prices, so admins can compare keys and set budgets in dollars.
+
+use std::collections::HashMap;
+
+use gateway_protocol::Usage;
+
+use crate::domain::{NanoUsd, TokenUsage};
+
+/// USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub cached_input: f64,
+    pub output: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct PriceTable {
+    models: HashMap<String, Price>,
+    fallback: Price,
+}
+
+impl Default for PriceTable {
+    /// List prices of the Codex-served models as published for the API (USD per 1M tokens).
+    fn default() -> Self {
+        let gpt5 = Price { input: 1.25, cached_input: 0.125, output: 10.0 };
+        let mini = Price { input: 0.25, cached_input: 0.025, output: 2.0 };
+        let newer = Price { input: 1.75, cached_input: 0.175, output: 14.0 };
+        let mut models = HashMap::new();
+        for model in ["gpt-5", "gpt-5-codex", "gpt-5.1", "gpt-5.1-codex", "gpt-5.1-codex-max"] {
+            models.insert(model.to_owned(), gpt5);
+        }
+        for model in ["gpt-5-codex-mini", "gpt-5.1-codex-mini"] {
+            models.insert(model.to_owned(), mini);
+        }
+        for model in ["gpt-5.2", "gpt-5.2-codex", "gpt-5.3-codex", "gpt-5.4"] {
+            models.insert(model.to_owned(), newer);
+        }
+        Self { models, fallback: gpt5 }
+    }
+}
+
+impl PriceTable {
+    /// Price multiplier of a service tier: `priority` costs double, `flex` half.
+    fn tier_factor(tier: Option<&str>) -> f64 {
+        match tier {
+            Some("priority") => 2.0,
+            Some("flex") => 0.5,
+            _ => 1.0,
+        }
+    }
+
+    pub fn cost(&self, model: &str, tier: Option<&str>, usage: &TokenUsage) -> NanoUsd {
+        let price = self.models.get(model).copied().unwrap_or(self.fallback);
+        let uncached = usage.input_tokens.saturating_sub(usage.cached_input_tokens) as f64;
+        let usd_per_million = uncached * price.input
+            + usage.cached_input_tokens as f64 * price.cached_input
+            + usage.output_tokens as f64 * price.output;
+        let nano = usd_per_million * Self::tier_factor(tier) * 1_000.0; // 1e9 nano / 1e6 tokens
+        NanoUsd(nano.round() as i64)
+    }
+}
+
+/// The stored usage of a Responses usage object.
+pub fn token_usage(usage: &Usage) -> TokenUsage {
+    TokenUsage {
+        input_tokens: usage.input_tokens,
+        cached_input_tokens: usage.cached_input_tokens(),
+        output_tokens: usage.output_tokens,
+        reasoning_tokens: usage.reasoning_tokens(),
+        total_tokens: usage.total(),
+    }
+}
