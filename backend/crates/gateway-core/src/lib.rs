@@ -11,4 +11,5 @@
 //! - send state only rises (`not_sent < ambiguous < sent`) and `ambiguous` is never replayed;
 //! - after the downstream commit no retry and no fallback happen.
 
+pub mod coordination;
 pub mod domain;
