@@ -11,6 +11,7 @@
 //! - send state only rises (`not_sent < ambiguous < sent`) and `ambiguous` is never replayed;
 //! - after the downstream commit no retry and no fallback happen.
 
+pub mod coordination;
 pub mod domain;
 pub mod ports;
 pub mod provider;

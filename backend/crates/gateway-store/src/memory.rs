@@ -1,0 +1,165 @@
+//! The in-process adapter of the coordination ports, for the embedded single-replica mode.
+//!
+//! Same contracts as the Redis adapter (both pass `tests/coordination_contract`): one mutex
+//! over plain maps stands in for Redis' single-threaded script execution, deadlines are
+//! timestamps compared on access, expired entries are swept every [`SWEEP_EVERY`] writes, and
+//! pub/sub is a broadcast channel. Nothing survives a restart, exactly like a lost Redis.
+
+mod acquire;
+mod affinity;
+mod circuit;
+mod continuation;
+mod cooldown;
+mod leader_lease;
+mod notifications;
+mod oauth_pending;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use gateway_core::coordination::{AffinityKey, ContinuationPin, OAuthFlowKey, ReplicaId};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId};
+use tokio::sync::broadcast;
+
+/// Writes between two sweeps of expired entries.
+const SWEEP_EVERY: u64 = 1024;
+/// Buffered change notifications per subscriber before it lags (and gets `Resync`).
+const CHANGE_BUFFER: usize = 64;
+
+pub struct MemoryCoordination {
+    state: Mutex<State>,
+    changes: broadcast::Sender<i64>,
+}
+
+impl Default for MemoryCoordination {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemoryCoordination {
+    pub fn new() -> Self {
+        Self { state: Mutex::new(State::default()), changes: broadcast::channel(CHANGE_BUFFER).0 }
+    }
+
+    /// The state, with the clock read under the lock (every operation is one critical section,
+    /// like one Lua script).
+    fn lock(&self) -> (MutexGuard<'_, State>, u64) {
+        // Every operation leaves the maps consistent before it can panic, so a poisoned lock
+        // still guards usable state.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = now_ms();
+        state.writes += 1;
+        if state.writes.is_multiple_of(SWEEP_EVERY) {
+            state.sweep(now);
+        }
+        (state, now)
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[derive(Default)]
+struct State {
+    admission: HashMap<ClientKeyId, ClientAdmission>,
+    accounts: HashMap<AccountId, AccountState>,
+    affinity: HashMap<AffinityKey, Expiring<AccountId>>,
+    circuits: HashMap<ProviderKind, CircuitRecord>,
+    pins: HashMap<Vec<u8>, Expiring<ContinuationPin>>,
+    flows: HashMap<OAuthFlowKey, Expiring<FlowRecord>>,
+    leases: HashMap<String, Expiring<(ReplicaId, u64)>>,
+    fences: HashMap<String, u64>,
+    periods: HashMap<(String, u64), u64>,
+    writes: u64,
+}
+
+impl State {
+    fn sweep(&mut self, now: u64) {
+        self.affinity.retain(|_, entry| entry.live(now));
+        self.pins.retain(|_, entry| entry.live(now));
+        self.flows.retain(|_, entry| entry.live(now));
+        self.leases.retain(|_, entry| entry.live(now));
+        self.periods.retain(|_, expires_at| *expires_at > now);
+        self.admission.retain(|_, admission| {
+            admission.trim(now);
+            !admission.slots.is_empty() || !admission.recent.is_empty()
+        });
+        for account in self.accounts.values_mut() {
+            account.slots.retain(|_, expiry| *expiry > now);
+            account.exclusions.retain(|_, until| *until > now);
+        }
+    }
+
+    fn account(&mut self, account: AccountId) -> &mut AccountState {
+        self.accounts.entry(account).or_default()
+    }
+}
+
+struct Expiring<T> {
+    value: T,
+    expires_at: u64,
+}
+
+impl<T> Expiring<T> {
+    fn live(&self, now: u64) -> bool {
+        self.expires_at > now
+    }
+}
+
+#[derive(Default)]
+struct ClientAdmission {
+    /// Request -> slot expiry.
+    slots: HashMap<RequestId, u64>,
+    /// Start times of the admitted requests of the last minute, oldest first.
+    recent: VecDeque<u64>,
+}
+
+impl ClientAdmission {
+    fn trim(&mut self, now: u64) {
+        self.slots.retain(|_, expiry| *expiry > now);
+        while self.recent.front().is_some_and(|start| *start + 60_000 <= now) {
+            self.recent.pop_front();
+        }
+    }
+}
+
+/// Kept forever (like the Redis account hash): the fence must never go backwards.
+#[derive(Default)]
+struct AccountState {
+    fence: u64,
+    last_start: Option<u64>,
+    cool_until: u64,
+    /// Fencing token -> slot expiry.
+    slots: HashMap<u64, u64>,
+    /// Model -> exclusion end.
+    exclusions: HashMap<String, u64>,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    #[default]
+    Closed,
+    Open,
+    HalfOpen,
+}
+
+#[derive(Default)]
+struct CircuitRecord {
+    phase: Phase,
+    open_until: u64,
+    consecutive: u32,
+    failures: u64,
+    successes: u64,
+    opened: u64,
+}
+
+struct FlowRecord {
+    owner: String,
+    payload: Vec<u8>,
+    claim: Option<(String, u64)>,
+}

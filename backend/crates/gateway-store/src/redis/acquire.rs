@@ -1,0 +1,254 @@
+//! `RequestSlots` over the acquire / renew / release / slot_status scripts.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
+use gateway_core::coordination::time::duration_millis;
+use gateway_core::coordination::{
+    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
+    CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
+    PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, UnixMillis,
+};
+use gateway_core::domain::AccountId;
+
+use super::RedisCoordination;
+use super::reply::Reply;
+
+#[async_trait]
+impl RequestSlots for RedisCoordination {
+    async fn acquire(&self, request: &AcquireRequest) -> Result<AcquireOutcome, CoordinationError> {
+        request.validate()?;
+        let keys = &self.keys;
+        let (admission_slots, admission_rpm) = match request.admission {
+            Some(limits) => (keys.admission_slots(limits.client_key), keys.admission_rpm(limits.client_key)),
+            None => (keys.unused(), keys.unused()),
+        };
+        let affinity_key = request.affinity.map_or_else(|| keys.unused(), |a| keys.affinity(&a.key));
+        let replaced_account = request.replaces.as_ref().map(|r| r.lease.account);
+        let mut call = self
+            .scripts
+            .acquire
+            .call()
+            .key(admission_slots)
+            .key(admission_rpm)
+            .key(affinity_key)
+            .key(keys.circuit(request.provider));
+        call = match replaced_account {
+            Some(account) => {
+                call.key(keys.account(account)).key(keys.account_slots(account)).key(keys.account_exclusions(account))
+            }
+            None => call.key(keys.unused()).key(keys.unused()).key(keys.unused()),
+        };
+        for candidate in &request.candidates {
+            call = call
+                .key(keys.account(candidate.account))
+                .key(keys.account_slots(candidate.account))
+                .key(keys.account_exclusions(candidate.account));
+        }
+        let limit_arg = |limit: Option<u32>| limit.map_or(-1, i64::from);
+        let (feedback_kind, feedback_ms, feedback_model) =
+            feedback_args(request.replaces.as_ref().and_then(|r| r.feedback.as_ref()));
+        call = call
+            .arg(request.request.to_string())
+            .arg(duration_millis(request.lease_ttl))
+            .arg(request.admission.map_or_else(String::new, |a| limit_arg(a.max_concurrency).to_string()))
+            .arg(request.admission.map_or(-1, |a| limit_arg(a.requests_per_minute)))
+            .arg(match request.strategy {
+                PickStrategy::FirstEligible => "first",
+                PickStrategy::LeastInFlight => "least",
+            })
+            .arg(request.model.as_str())
+            .arg(request.affinity.map_or_else(String::new, |a| duration_millis(a.idle_ttl).to_string()))
+            .arg(replaced_account.map_or_else(String::new, |a| a.to_string()))
+            .arg(request.replaces.as_ref().map_or_else(String::new, |r| r.lease.token.to_string()))
+            .arg(feedback_kind)
+            .arg(feedback_ms)
+            .arg(feedback_model)
+            .arg(MAX_MODEL_EXCLUSIONS);
+        for candidate in &request.candidates {
+            call = call
+                .arg(candidate.account.to_string())
+                .arg(candidate.max_in_flight)
+                .arg(duration_millis(candidate.request_interval));
+        }
+        let mut reply = Reply::new(self.scripts.acquire.name, call.invoke(&self.connection).await?)?;
+        parse_acquire(&mut reply, request)
+    }
+
+    async fn renew(&self, leases: &HeldLeases, ttl: Duration) -> Result<RenewOutcome, CoordinationError> {
+        let (admission_key, request) = self.admission_member(leases);
+        let (slots_key, token) = self.account_member(leases);
+        let value = self
+            .scripts
+            .renew
+            .call()
+            .key(admission_key)
+            .key(slots_key)
+            .arg(request)
+            .arg(token)
+            .arg(duration_millis(ttl))
+            .invoke(&self.connection)
+            .await?;
+        let mut reply = Reply::new(self.scripts.renew.name, value)?;
+        Ok(RenewOutcome { admission: lease_status(&mut reply)?, account: lease_status(&mut reply)? })
+    }
+
+    async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError> {
+        let (admission_key, request) = self.admission_member(&release.leases);
+        let (slots_key, token) = self.account_member(&release.leases);
+        let (account_key, exclusions_key) = match release.leases.account {
+            Some(lease) => (self.keys.account(lease.account), self.keys.account_exclusions(lease.account)),
+            None => (self.keys.unused(), self.keys.unused()),
+        };
+        let feedback = release.leases.account.and(release.feedback.as_ref());
+        let (kind, ms, model) = feedback_args(feedback);
+        let value = self
+            .scripts
+            .release
+            .call()
+            .key(admission_key)
+            .key(account_key)
+            .key(slots_key)
+            .key(exclusions_key)
+            .arg(request)
+            .arg(token)
+            .arg(kind)
+            .arg(ms)
+            .arg(model)
+            .arg(MAX_MODEL_EXCLUSIONS)
+            .invoke(&self.connection)
+            .await?;
+        let mut reply = Reply::new(self.scripts.release.name, value)?;
+        Ok(ReleaseOutcome { admission: lease_status(&mut reply)?, account: lease_status(&mut reply)? })
+    }
+
+    async fn check_account_lease(&self, lease: &AccountLease) -> Result<LeaseStatus, CoordinationError> {
+        let value = self
+            .scripts
+            .slot_status
+            .call()
+            .key(self.keys.account_slots(lease.account))
+            .arg(lease.token.to_string())
+            .invoke(&self.connection)
+            .await?;
+        lease_status(&mut Reply::new(self.scripts.slot_status.name, value)?)
+    }
+}
+
+impl RedisCoordination {
+    fn admission_member(&self, leases: &HeldLeases) -> (String, String) {
+        match leases.admission {
+            Some(lease) => (self.keys.admission_slots(lease.client_key), lease.request.to_string()),
+            None => (self.keys.unused(), String::new()),
+        }
+    }
+
+    fn account_member(&self, leases: &HeldLeases) -> (String, String) {
+        match leases.account {
+            Some(lease) => (self.keys.account_slots(lease.account), lease.token.to_string()),
+            None => (self.keys.unused(), String::new()),
+        }
+    }
+}
+
+fn feedback_args(feedback: Option<&AccountFeedback>) -> (&'static str, u64, &str) {
+    match feedback {
+        None => ("", 0, ""),
+        Some(AccountFeedback::Cooldown { duration }) => ("cooldown", duration_millis(*duration), ""),
+        Some(AccountFeedback::ExcludeModel { model, ttl }) => ("exclude", duration_millis(*ttl), model.as_str()),
+    }
+}
+
+pub(super) fn lease_status(reply: &mut Reply) -> Result<LeaseStatus, CoordinationError> {
+    let status = reply.text()?;
+    match status.as_str() {
+        "held" => Ok(LeaseStatus::Held),
+        "lost" => Ok(LeaseStatus::Lost),
+        "absent" => Ok(LeaseStatus::Absent),
+        other => Err(reply.unknown(other)),
+    }
+}
+
+fn parse_acquire(reply: &mut Reply, request: &AcquireRequest) -> Result<AcquireOutcome, CoordinationError> {
+    let outcome = reply.text()?;
+    match outcome.as_str() {
+        "ok" => {
+            let now = UnixMillis(reply.u64()?);
+            let account = parse_account(reply)?;
+            let token = FenceToken(reply.u64()?);
+            let in_flight = reply.u32()?;
+            let admission_held = reply.i64()? == 1;
+            let affinity_kind = reply.text()?;
+            let affinity_account = reply.text()?;
+            let other = || parse_account_text(&affinity_account, reply);
+            let affinity = match affinity_kind.as_str() {
+                "none" => AffinityOutcome::NotRequested,
+                "hit" => AffinityOutcome::Hit,
+                "bound" => AffinityOutcome::Bound,
+                "rebound" => AffinityOutcome::Rebound { from: other()? },
+                "bypassed" => AffinityOutcome::Bypassed { bound: other()? },
+                unknown => return Err(reply.unknown(unknown)),
+            };
+            let admission = match request.admission {
+                Some(limits) if admission_held => {
+                    Some(AdmissionLease { client_key: limits.client_key, request: request.request })
+                }
+                _ => None,
+            };
+            Ok(AcquireOutcome::Granted(Grant {
+                account: AccountLease { account, token },
+                admission,
+                in_flight,
+                affinity,
+                now,
+            }))
+        }
+        "admission" => {
+            let which = reply.text()?;
+            let limit = reply.u32()?;
+            match which.as_str() {
+                "concurrency" => {
+                    Ok(AcquireOutcome::AdmissionDenied(AdmissionDenial::Concurrency { limit, in_flight: reply.u32()? }))
+                }
+                "rate" => Ok(AcquireOutcome::AdmissionDenied(AdmissionDenial::RequestsPerMinute {
+                    limit,
+                    retry_after: Duration::from_millis(reply.u64()?),
+                })),
+                unknown => Err(reply.unknown(unknown)),
+            }
+        }
+        "circuit" => Ok(AcquireOutcome::CircuitOpen { until: UnixMillis(reply.u64()?) }),
+        "none" => {
+            let now = UnixMillis(reply.u64()?);
+            let mut verdicts = Vec::with_capacity(request.candidates.len());
+            for candidate in &request.candidates {
+                let kind = reply.text()?;
+                let a = reply.u64()?;
+                let b = reply.u64()?;
+                let reason = match kind.as_str() {
+                    "cooldown" => Ineligible::CoolingDown { until: UnixMillis(a) },
+                    "excluded" => Ineligible::ModelExcluded { until: UnixMillis(a) },
+                    "cap" => Ineligible::AtCap {
+                        in_flight: u32::try_from(a).unwrap_or(u32::MAX),
+                        cap: u32::try_from(b).unwrap_or(u32::MAX),
+                    },
+                    "interval" => Ineligible::IntervalWait { wait: Duration::from_millis(a) },
+                    unknown => return Err(reply.unknown(unknown)),
+                };
+                verdicts.push(CandidateVerdict { account: candidate.account, reason });
+            }
+            Ok(AcquireOutcome::NoAccount(NoAccount { verdicts, now }))
+        }
+        unknown => Err(reply.unknown(unknown)),
+    }
+}
+
+fn parse_account(reply: &mut Reply) -> Result<AccountId, CoordinationError> {
+    let text = reply.text()?;
+    parse_account_text(&text, reply)
+}
+
+pub(super) fn parse_account_text(text: &str, reply: &Reply) -> Result<AccountId, CoordinationError> {
+    text.parse::<i64>().map(AccountId).map_err(|_| reply.unknown(text))
+}

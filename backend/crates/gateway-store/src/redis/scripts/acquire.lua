@@ -1,0 +1,146 @@
+-- acquire: circuit, admission, affinity and account choice in one step; all or nothing.
+-- KEYS[1] admission slots zset   KEYS[2] admission rpm zset   KEYS[3] affinity binding
+-- KEYS[4] provider circuit hash
+-- KEYS[5..7] replaced attempt's account hash, slots zset, exclusions zset
+-- KEYS[8+3i..10+3i] candidate i's account hash, slots zset, exclusions zset
+-- ARGV[1] request id  ARGV[2] lease ttl ms
+-- ARGV[3] admission max concurrency ('' = skip admission, -1 = unlimited)  ARGV[4] rpm (-1 = unlimited)
+-- ARGV[5] strategy 'first' | 'least'  ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
+-- ARGV[8] replaced account id ('' = none)  ARGV[9] replaced token
+-- ARGV[10] feedback kind ('' | 'cooldown' | 'exclude')  ARGV[11] feedback ms  ARGV[12] feedback model
+-- ARGV[13] max exclusions per account
+-- ARGV[14+3i..16+3i] candidate i's account id, cap, interval ms
+local now = now_ms()
+local ttl = tonumber(ARGV[2])
+
+-- 1. The failed attempt this one replaces: free its slot, apply its feedback.
+if ARGV[8] ~= '' then
+  redis.call('ZREM', KEYS[6], ARGV[9])
+  apply_feedback(KEYS[5], KEYS[7], now, ARGV[10], tonumber(ARGV[11]), ARGV[12], tonumber(ARGV[13]))
+end
+
+-- 2. Provider circuit.
+local circuit = redis.call('HMGET', KEYS[4], 'state', 'open_until')
+local open_until = tonumber(circuit[2]) or 0
+if circuit[1] == 'open' and open_until > now then
+  return {'circuit', int(open_until)}
+end
+
+-- 3. Client admission (checked, recorded only once an account is chosen).
+local admit = ARGV[3] ~= ''
+local max_concurrency = tonumber(ARGV[3]) or -1
+local rpm = tonumber(ARGV[4]) or -1
+if admit and max_concurrency >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(now))
+  local in_flight = redis.call('ZCARD', KEYS[1])
+  if in_flight >= max_concurrency then
+    return {'admission', 'concurrency', max_concurrency, in_flight}
+  end
+end
+if admit and rpm >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', int(now - 60000))
+  local made = redis.call('ZCARD', KEYS[2])
+  if made >= rpm then
+    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    local retry = 60000
+    if oldest[2] then retry = tonumber(oldest[2]) + 60000 - now end
+    return {'admission', 'rate', rpm, int(retry)}
+  end
+end
+
+-- 4. Candidate verdicts, first failing check wins: cooldown, exclusion, cap, interval.
+local count = (#ARGV - 13) / 3
+local model = ARGV[6]
+local ids, in_flight, verdict, verdict_a, verdict_b, index_of = {}, {}, {}, {}, {}, {}
+for i = 0, count - 1 do
+  local account_key, slots_key, excl_key = KEYS[8 + 3 * i], KEYS[9 + 3 * i], KEYS[10 + 3 * i]
+  local id, cap, interval = ARGV[14 + 3 * i], tonumber(ARGV[15 + 3 * i]), tonumber(ARGV[16 + 3 * i])
+  local n = i + 1
+  ids[n] = id
+  index_of[id] = n
+  local facts = redis.call('HMGET', account_key, 'cool_until', 'last_start')
+  local cool_until = tonumber(facts[1]) or 0
+  local last_start = tonumber(facts[2])
+  local excluded_until = tonumber(redis.call('ZSCORE', excl_key, model)) or 0
+  redis.call('ZREMRANGEBYSCORE', slots_key, '-inf', int(now))
+  local held = redis.call('ZCARD', slots_key)
+  in_flight[n] = held
+  if cool_until > now then
+    verdict[n], verdict_a[n], verdict_b[n] = 'cooldown', cool_until, 0
+  elseif excluded_until > now then
+    verdict[n], verdict_a[n], verdict_b[n] = 'excluded', excluded_until, 0
+  elseif held >= cap then
+    verdict[n], verdict_a[n], verdict_b[n] = 'cap', held, cap
+  elseif interval > 0 and last_start ~= nil and now - last_start < interval then
+    verdict[n], verdict_a[n], verdict_b[n] = 'interval', interval - (now - last_start), 0
+  else
+    verdict[n] = 'ok'
+  end
+end
+
+-- 5. Affinity read: a healthy binding wins; a failed/cooling/excluded/vanished one is rebound.
+local affinity, affinity_account = 'none', ''
+local chosen = nil
+if ARGV[7] ~= '' then
+  local bound = redis.call('GET', KEYS[3])
+  if not bound then
+    affinity = 'bound'
+  else
+    local b = index_of[bound]
+    if b and verdict[b] == 'ok' then
+      chosen, affinity = b, 'hit'
+    elseif bound == ARGV[8] or not b or verdict[b] == 'cooldown' or verdict[b] == 'excluded' then
+      affinity, affinity_account = 'rebound', bound
+    else
+      affinity, affinity_account = 'bypassed', bound
+    end
+  end
+end
+
+-- 6. Strategy.
+if not chosen then
+  for n = 1, count do
+    if verdict[n] == 'ok' then
+      if not chosen then
+        chosen = n
+        if ARGV[5] ~= 'least' then break end
+      elseif in_flight[n] < in_flight[chosen] then
+        chosen = n
+      end
+    end
+  end
+end
+
+if not chosen then
+  local reply = {'none', int(now)}
+  for n = 1, count do
+    table.insert(reply, verdict[n])
+    table.insert(reply, int(verdict_a[n]))
+    table.insert(reply, int(verdict_b[n]))
+  end
+  return reply
+end
+
+-- 7. Record: account slot with a fresh fencing token, interval start, admission, binding.
+local c = chosen - 1
+local account_key, slots_key = KEYS[8 + 3 * c], KEYS[9 + 3 * c]
+local token = redis.call('HINCRBY', account_key, 'fence', 1)
+redis.call('HSET', account_key, 'last_start', int(now))
+redis.call('ZADD', slots_key, int(now + ttl), token)
+expire_at_least(slots_key, ttl)
+local admission_held = 0
+if admit and max_concurrency >= 0 then
+  redis.call('ZADD', KEYS[1], int(now + ttl), ARGV[1])
+  expire_at_least(KEYS[1], ttl)
+  admission_held = 1
+end
+if admit and rpm >= 0 then
+  redis.call('ZADD', KEYS[2], int(now), ARGV[1])
+  expire_at_least(KEYS[2], 60000)
+end
+if affinity == 'hit' or affinity == 'bypassed' then
+  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+elseif affinity == 'bound' or affinity == 'rebound' then
+  redis.call('SET', KEYS[3], ids[chosen], 'PX', ARGV[7])
+end
+return {'ok', int(now), ids[chosen], token, in_flight[chosen] + 1, admission_held, affinity, affinity_account}

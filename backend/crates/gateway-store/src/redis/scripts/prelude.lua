@@ -1,0 +1,45 @@
+-- Shared helpers, prepended to every script (see script.rs).
+
+-- The server clock in milliseconds: every replica compares deadlines against it.
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Lua numbers are doubles: print integers without an exponent.
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- Extends the key's expiry to at least `ms` from now (never shortens it).
+local function expire_at_least(key, ms)
+  if redis.call('PTTL', key) < ms then
+    redis.call('PEXPIRE', key, int(ms))
+  end
+end
+
+-- Account feedback: 'cooldown' (keeps a later deadline) or 'exclude' (model, bounded count).
+local function apply_feedback(account_key, exclusions_key, now, kind, ms, model, max_exclusions)
+  if kind == 'cooldown' then
+    local until_ms = now + ms
+    local current = tonumber(redis.call('HGET', account_key, 'cool_until')) or 0
+    if until_ms > current then
+      redis.call('HSET', account_key, 'cool_until', int(until_ms))
+    end
+  elseif kind == 'exclude' then
+    redis.call('ZADD', exclusions_key, int(now + ms), model)
+    redis.call('ZREMRANGEBYSCORE', exclusions_key, '-inf', int(now))
+    local count = redis.call('ZCARD', exclusions_key)
+    if count > max_exclusions then
+      redis.call('ZREMRANGEBYRANK', exclusions_key, 0, count - max_exclusions - 1)
+    end
+    expire_at_least(exclusions_key, ms)
+  end
+end
+
+-- Status of a slot member of a lease sorted set (score = expiry ms).
+local function slot_held(slots_key, member, now)
+  local expiry = tonumber(redis.call('ZSCORE', slots_key, member))
+  return expiry ~= nil and expiry > now
+end
+
