@@ -11,10 +11,11 @@
 //! - send state only rises (`not_sent < ambiguous < sent`) and `ambiguous` is never replayed;
 //! - after the downstream commit no retry and no fallback happen.
 
+pub mod accounting;
 pub mod coordination;
 pub mod domain;
+pub mod engine;
+pub mod observation;
 pub mod ports;
 pub mod provider;
 pub mod snapshot;
-pub mod accounting;
-pub mod observation;

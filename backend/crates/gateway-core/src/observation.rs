@@ -110,7 +110,13 @@ pub trait QuotaWriter: Send + Sync {
 impl ObservationReceiver {
     /// Drains the queue in batches until the sender side is closed and empty, or `stop` fires
     /// (then what is left is written within `drain_budget` and the rest counted as dropped).
-    pub async fn run(mut self, sinks: ObservationSinks, batch: usize, stop: tokio_util::sync::CancellationToken, drain_budget: Duration) {
+    pub async fn run(
+        mut self,
+        sinks: ObservationSinks,
+        batch: usize,
+        stop: tokio_util::sync::CancellationToken,
+        drain_budget: Duration,
+    ) {
         let mut buffer = Vec::with_capacity(batch);
         loop {
             tokio::select! {

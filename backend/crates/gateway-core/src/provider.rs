@@ -59,15 +59,22 @@ pub struct UpstreamCall<'a> {
     pub client_stream: bool,
     /// The client's headers (lower-case names); the provider forwards only what it allows.
     pub client_headers: &'a [(String, Bytes)],
-    /// The session signal, when the client sent one (used for upstream session headers).
-    pub session: Option<&'a str>,
     /// Bound on the time until the upstream answers with headers.
     pub header_timeout: Duration,
 }
 
-/// A stream of frames as the client will receive them (raw upstream bytes for byte-transparent
-/// providers, re-synthesised frames for translating ones).
-pub type FrameStream = Pin<Box<dyn Stream<Item = Result<SseFrame, StreamFailure>> + Send>>;
+/// What an upstream stream yields: frames for the client, and facts the provider consumed from
+/// gateway-internal frames (which the client never sees).
+#[derive(Debug, Clone)]
+pub enum UpstreamEvent {
+    /// A frame as the client will receive it (raw upstream bytes for byte-transparent providers,
+    /// re-synthesised for translating ones).
+    Frame(SseFrame),
+    /// Quota facts carried in-stream (e.g. `codex.rate_limits`).
+    Quota(Box<QuotaFacts>),
+}
+
+pub type FrameStream = Pin<Box<dyn Stream<Item = Result<UpstreamEvent, StreamFailure>> + Send>>;
 
 /// An upstream that accepted the call: headers are in, the body is not yet read.
 pub struct UpstreamReply {

@@ -7,7 +7,9 @@ mod build;
 mod holder;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use crate::engine::candidates::CandidatePool;
 
 use crate::domain::{
     AccountId, AccountRecord, ClientKeyHash, ClientKeyRecord, ConfigRevision, CredentialDocument, CredentialSlot,
@@ -77,7 +79,13 @@ pub struct RuntimeSnapshot {
     by_provider: HashMap<ProviderKind, Vec<usize>>,
     keys: HashMap<ClientKeyHash, Arc<KeyEntry>>,
     groups: Vec<GroupRef>,
+    /// Candidate pools per (scope, provider, model), built on first use.
+    pools: Mutex<HashMap<(usize, ProviderKind, String), Arc<CandidatePool>>>,
 }
+
+/// Distinct pools cached per snapshot; beyond this (clients inventing model names) pools are
+/// built per request and not kept.
+const MAX_CACHED_POOLS: usize = 4096;
 
 impl RuntimeSnapshot {
     pub fn key(&self, hash: &ClientKeyHash) -> Option<&Arc<KeyEntry>> {
@@ -109,6 +117,33 @@ impl RuntimeSnapshot {
         indices.iter().map(move |i| &self.accounts[*i])
     }
 
+    /// The candidate pool of `scope` × `provider` × `model`: the scoped accounts of the provider
+    /// that pass `admit` (built once per snapshot).
+    pub fn pool(
+        &self,
+        scope: &Arc<AccountScope>,
+        provider: ProviderKind,
+        model: &str,
+        admit: impl Fn(&AccountEntry) -> bool,
+    ) -> Arc<CandidatePool> {
+        let key = (Arc::as_ptr(scope) as usize, provider, model.to_owned());
+        if let Some(pool) = self.pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+            return pool.clone();
+        }
+        let indices: &[usize] = match &scope.members {
+            None => self.by_provider.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
+            Some(members) => members.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
+        };
+        let pool = Arc::new(CandidatePool::build(
+            indices.iter().map(|i| (*i, self.accounts[*i].as_ref())).filter(|(_, account)| admit(account)),
+        ));
+        let mut pools = self.pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if pools.len() < MAX_CACHED_POOLS {
+            pools.insert(key, pool.clone());
+        }
+        pool
+    }
+
     /// An empty snapshot (no accounts, no keys) at revision 0: what a gateway serves before the
     /// first load.
     pub fn empty() -> Self {
@@ -120,6 +155,7 @@ impl RuntimeSnapshot {
             by_provider: HashMap::new(),
             keys: HashMap::new(),
             groups: Vec::new(),
+            pools: Mutex::new(HashMap::new()),
         }
     }
 }

@@ -50,10 +50,8 @@ impl CandidatePool {
             .map(|(index, account)| {
                 let quota = &account.record.quota;
                 let windows = quota.windows.as_array().map(Vec::as_slice).unwrap_or(&[]);
-                let used_percent = windows
-                    .iter()
-                    .filter_map(|w| w.get("used_percent").and_then(Value::as_f64))
-                    .fold(0.0, f64::max);
+                let used_percent =
+                    windows.iter().filter_map(|w| w.get("used_percent").and_then(Value::as_f64)).fold(0.0, f64::max);
                 let resets = windows.iter().filter_map(|w| w.get("reset_at").and_then(Value::as_i64));
                 let next_reset = resets.clone().min();
                 let exhausted_until = (quota.state == QuotaState::Exhausted).then(|| {
@@ -73,7 +71,9 @@ impl CandidatePool {
             .collect();
         let alias = alias_table(&members.iter().map(|m| f64::from(m.weight)).collect::<Vec<_>>());
         let mut by_reset: Vec<usize> = (0..members.len()).collect();
-        by_reset.sort_by_key(|i| (members[*i].next_reset.unwrap_or(i64::MAX), u32::MAX - members[*i].weight, members[*i].id));
+        by_reset.sort_by_key(|i| {
+            (members[*i].next_reset.unwrap_or(i64::MAX), u32::MAX - members[*i].weight, members[*i].id)
+        });
         let mut by_weight: Vec<usize> = (0..members.len()).collect();
         by_weight.sort_by_key(|i| (u32::MAX - members[*i].weight, members[*i].id));
         Self { members, alias, by_reset, by_weight, cursor: AtomicUsize::new(fastrand::usize(..usize::MAX / 2)) }
@@ -100,7 +100,9 @@ impl CandidatePool {
                 // Least-used quota first, in 10 % bands so weights still decide within a band.
                 picked.sort_by_key(|m| (self.members[*m].used_percent / 10.0) as u32);
             }
-            RotationStrategy::QuotaResetPriority => self.take_ordered(&self.by_reset, 0, k, excluded, now_unix, &mut picked),
+            RotationStrategy::QuotaResetPriority => {
+                self.take_ordered(&self.by_reset, 0, k, excluded, now_unix, &mut picked)
+            }
             RotationStrategy::Sticky => self.take_ordered(&self.by_weight, 0, k, excluded, now_unix, &mut picked),
             RotationStrategy::RoundRobin => {
                 let start = self.cursor.fetch_add(1, Ordering::Relaxed);
@@ -110,7 +112,15 @@ impl CandidatePool {
         picked.into_iter().map(|m| self.members[m].index).collect()
     }
 
-    fn take_ordered(&self, order: &[usize], start: usize, k: usize, excluded: &[AccountId], now: i64, out: &mut Vec<usize>) {
+    fn take_ordered(
+        &self,
+        order: &[usize],
+        start: usize,
+        k: usize,
+        excluded: &[AccountId],
+        now: i64,
+        out: &mut Vec<usize>,
+    ) {
         let n = order.len();
         for offset in 0..n {
             if out.len() >= k {

@@ -52,6 +52,7 @@ impl RuntimeSnapshot {
             by_provider,
             keys,
             groups: group_refs,
+            pools: std::sync::Mutex::new(HashMap::new()),
         }
     }
 }

@@ -5,7 +5,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use gateway_core::domain::{QuotaState, SendState};
-use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamReply};
+use gateway_core::provider::{
+    AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
+};
+use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
 use gateway_protocol::request::BodyEdit;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -120,8 +123,10 @@ impl Transport {
                 headers.insert(name, value);
             }
         }
-        if let Some(session) = call.session.and_then(|s| HeaderValue::from_str(s).ok()) {
-            headers.insert(HeaderName::from_static("session_id"), session);
+        // Codex sends `session_id`; newer clients the dash form. Upstream gets the underscore form.
+        let session = call.client_headers.iter().find(|(n, _)| n == "session_id" || n == "session-id");
+        if let Some(value) = session.and_then(|(_, v)| HeaderValue::from_bytes(v).ok()) {
+            headers.insert(HeaderName::from_static("session_id"), value);
         }
         let request_id = call
             .client_headers
@@ -239,7 +244,18 @@ fn frames(response: reqwest::Response, idle: Duration) -> FrameStream {
                 return None;
             }
             match state.framer.next_frame() {
-                Ok(Some(frame)) => return Some((Ok(frame), state)),
+                Ok(Some(frame)) => match frame.event_name().map(EventKind::from_type) {
+                    // Gateway-internal frames are consumed: their facts go on, the frame does not.
+                    Some(EventKind::CodexRateLimits) => {
+                        let now = OffsetDateTime::now_utc();
+                        if let Some(facts) = frame.data().and_then(|d| rate_limits::from_event(&d, now)) {
+                            return Some((Ok(UpstreamEvent::Quota(Box::new(facts))), state));
+                        }
+                        continue;
+                    }
+                    Some(EventKind::CodexMetadata) => continue,
+                    _ => return Some((Ok(UpstreamEvent::Frame(frame)), state)),
+                },
                 Ok(None) => {}
                 Err(err) => {
                     state.finished = true;

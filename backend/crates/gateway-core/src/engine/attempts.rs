@@ -1,0 +1,320 @@
+//! The attempt coordinator: admission and account choice in one coordination round trip, the
+//! upstream call, and failover before the downstream commit.
+//!
+//! Invariant 5 holds by construction: each `execute` gets one account. Invariant 6: within a
+//! provider the next account is tried under the frozen policy; the next provider only while the
+//! request is still `not_sent`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gateway_protocol::request::RequestBody;
+use gateway_protocol::{ApiError, ErrorCode};
+use time::OffsetDateTime;
+
+use super::candidates::CandidatePool;
+use super::failover::{self, Next};
+use super::record::RequestRecord;
+use super::route_plan::RoutePlan;
+use super::{Engine, InboundRequest};
+use crate::coordination::acquire::MAX_CANDIDATES;
+use crate::coordination::{
+    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLimits,
+    AffinityRequest, CoordinationError, CoordinationErrorKind, LeaseGuard, NoAccount, PickStrategy, ReplacedAttempt,
+    SessionSignal,
+};
+use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
+use crate::observation::Observation;
+use crate::provider::{Provider, UpstreamCall, UpstreamReply};
+use crate::snapshot::{KeyEntry, RuntimeSnapshot};
+
+/// Everything an attempt needs, borrowed from the request.
+pub struct CallContext<'a> {
+    pub engine: &'a Engine,
+    pub snapshot: &'a Arc<RuntimeSnapshot>,
+    pub key: &'a Arc<KeyEntry>,
+    pub plan: &'a RoutePlan,
+    pub inbound: &'a InboundRequest,
+    pub view: &'a RequestBody,
+    pub stream: bool,
+    pub session: Option<&'a SessionSignal>,
+}
+
+/// An upstream that accepted the call, with the slots the request holds.
+pub struct Accepted {
+    pub reply: UpstreamReply,
+    pub guard: LeaseGuard,
+    pub provider: ProviderKind,
+    pub account: AccountId,
+}
+
+/// State carried across the attempts of one request.
+struct Attempts {
+    guard: Option<LeaseGuard>,
+    /// Feedback for the account whose slot `guard` holds, given at the next acquire or release.
+    feedback: Option<AccountFeedback>,
+    tried: Vec<AccountId>,
+    recovered: HashSet<AccountId>,
+    interval_waited: Duration,
+    last_error: Option<ApiError>,
+}
+
+pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Accepted, ApiError> {
+    let mut state = Attempts {
+        guard: None,
+        feedback: None,
+        tried: Vec::new(),
+        recovered: HashSet::new(),
+        interval_waited: Duration::ZERO,
+        last_error: None,
+    };
+    let result = run_steps(ctx, record, &mut state).await;
+    if result.is_err()
+        && let Some(guard) = state.guard.take()
+    {
+        let feedback = state.feedback.take();
+        tokio::spawn(async move {
+            let _ = guard.release(feedback).await;
+        });
+    }
+    result
+}
+
+async fn run_steps(
+    ctx: &CallContext<'_>,
+    record: &mut RequestRecord,
+    state: &mut Attempts,
+) -> Result<Accepted, ApiError> {
+    for (step, (kind, pool)) in ctx.plan.steps.iter().enumerate() {
+        // The next provider only while nothing may have reached an upstream.
+        if step > 0 && record.watermark() != SendState::NotSent {
+            break;
+        }
+        let Some(provider) = ctx.engine.providers.get(*kind) else { continue };
+        if let Some(accepted) = run_provider(ctx, record, state, *kind, provider.as_ref(), pool).await? {
+            return Ok(accepted);
+        }
+    }
+    Err(state.last_error.take().unwrap_or_else(|| {
+        ApiError::new(ErrorCode::NoAvailableAccount, "No account is available to serve this request right now.")
+            .with_retry_after(30)
+    }))
+}
+
+/// Tries the accounts of one provider. `Ok(None)` moves on to the next provider.
+async fn run_provider(
+    ctx: &CallContext<'_>,
+    record: &mut RequestRecord,
+    state: &mut Attempts,
+    kind: ProviderKind,
+    provider: &dyn Provider,
+    pool: &CandidatePool,
+) -> Result<Option<Accepted>, ApiError> {
+    let settings = &ctx.engine.settings;
+    let strategy = ctx.snapshot.settings.rotation_strategy;
+    let affinity = ctx.session.map(|signal| AffinityRequest {
+        key: signal.key(ctx.key.record.id, kind),
+        idle_ttl: settings.affinity_idle_ttl,
+    });
+    loop {
+        if record.attempt_count() >= settings.max_attempts {
+            return Err(state.last_error.take().unwrap_or_else(no_account_error));
+        }
+        let now = OffsetDateTime::now_utc();
+        let candidates = candidates(ctx.snapshot, pool, strategy, &state.tried, now.unix_timestamp());
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        let request = AcquireRequest {
+            request: record.id,
+            provider: kind,
+            model: ctx.plan.upstream_model.clone(),
+            admission: if state.guard.is_none() { admission_limits(ctx.key) } else { None },
+            candidates,
+            strategy: if strategy == RotationStrategy::Smart {
+                PickStrategy::LeastInFlight
+            } else {
+                PickStrategy::FirstEligible
+            },
+            affinity,
+            lease_ttl: settings.lease_ttl,
+            replaces: state
+                .guard
+                .as_ref()
+                .and_then(LeaseGuard::account)
+                .map(|lease| ReplacedAttempt { lease, feedback: state.feedback.take() }),
+        };
+        let grant = match ctx.engine.slots.acquire(&request).await.map_err(coordination_error)? {
+            AcquireOutcome::Granted(grant) => grant,
+            AcquireOutcome::AdmissionDenied(denial) => return Err(admission_error(denial)),
+            AcquireOutcome::CircuitOpen { .. } => {
+                state.last_error = Some(no_account_error());
+                return Ok(None);
+            }
+            AcquireOutcome::NoAccount(none) => {
+                // Nothing was recorded: keep the replaced slot and its feedback for the release.
+                state.feedback = request.replaces.and_then(|r| r.feedback);
+                if let Some(wait) = none.shortest_interval_wait()
+                    && state.interval_waited + wait <= settings.max_interval_wait
+                {
+                    // Inside an account's request interval: wait our turn instead of failing.
+                    state.interval_waited += wait;
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                state.last_error = Some(no_account_for(&none));
+                return Ok(None);
+            }
+        };
+        match state.guard.as_mut() {
+            Some(guard) => guard.replace_account(grant.account),
+            None => state.guard = Some(LeaseGuard::new(ctx.engine.slots.clone(), grant.held())),
+        }
+        let account_id = grant.account.account;
+        let Some(account) = ctx.snapshot.account(account_id) else {
+            state.tried.push(account_id);
+            continue;
+        };
+        // Same-account loop: only a credential recovery retries the same account.
+        loop {
+            let number = record.begin_attempt(kind, account_id);
+            let call = UpstreamCall {
+                request: record.id,
+                attempt: number,
+                operation: ctx.inbound.operation,
+                account,
+                body: &ctx.inbound.body,
+                view: ctx.view,
+                upstream_model: &ctx.plan.upstream_model,
+                client_stream: ctx.stream,
+                client_headers: &ctx.inbound.headers,
+                header_timeout: settings.header_timeout,
+            };
+            let failure = match provider.execute(call).await {
+                Ok(reply) => {
+                    record.end_attempt("ok", Some(200), SendState::Sent);
+                    record.latency.headers_ms = Some(u32::try_from(reply.headers_time.as_millis()).unwrap_or(u32::MAX));
+                    if let Some(quota) = reply.quota.clone() {
+                        ctx.engine
+                            .observations
+                            .push(Observation::Quota { account: account_id, facts: Box::new(quota) });
+                    }
+                    let guard = state.guard.take().ok_or_else(internal_error)?;
+                    return Ok(Some(Accepted { reply, guard, provider: kind, account: account_id }));
+                }
+                Err(failure) => failure,
+            };
+            record.end_attempt(failure.code(), failure.http_status, failure.send_state);
+            tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
+            if let Some(quota) = failure.quota.clone() {
+                ctx.engine.observations.push(Observation::Quota { account: account_id, facts: quota });
+            }
+            let recovered = state.recovered.contains(&account_id);
+            match failover::decide(&failure, recovered, &ctx.plan.upstream_model, OffsetDateTime::now_utc()) {
+                Next::Fail(error) => return Err(error),
+                Next::RecoverAndRetry => {
+                    state.recovered.insert(account_id);
+                    if record.attempt_count() >= settings.max_attempts {
+                        return Err(failure_error(&failure));
+                    }
+                    match provider.recover_credential(account_id).await {
+                        Ok(()) => continue,
+                        Err(_) => {
+                            state.feedback =
+                                Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
+                            state.tried.push(account_id);
+                            state.last_error = Some(failure_error(&failure));
+                            break;
+                        }
+                    }
+                }
+                Next::NextAccount(feedback) => {
+                    state.feedback = feedback;
+                    state.tried.push(account_id);
+                    state.last_error = Some(failure_error(&failure));
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The accounts offered to the acquire step, in preference order.
+fn candidates(
+    snapshot: &RuntimeSnapshot,
+    pool: &CandidatePool,
+    strategy: RotationStrategy,
+    tried: &[AccountId],
+    now_unix: i64,
+) -> Vec<AccountCandidate> {
+    let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
+    pool.pick(strategy, MAX_CANDIDATES, tried, now_unix)
+        .into_iter()
+        .map(|index| {
+            let account = &snapshot.accounts()[index];
+            AccountCandidate { account: account.id(), max_in_flight: account.max_in_flight, request_interval: interval }
+        })
+        .collect()
+}
+
+fn admission_limits(key: &KeyEntry) -> Option<AdmissionLimits> {
+    let limits = &key.record.limits;
+    (limits.max_concurrency.is_some() || limits.requests_per_minute.is_some()).then_some(AdmissionLimits {
+        client_key: key.record.id,
+        max_concurrency: limits.max_concurrency,
+        requests_per_minute: limits.requests_per_minute,
+    })
+}
+
+fn admission_error(denial: AdmissionDenial) -> ApiError {
+    match denial {
+        AdmissionDenial::Concurrency { limit, .. } => ApiError::new(
+            ErrorCode::ConcurrencyLimitExceeded,
+            format!("This API key allows {limit} concurrent requests; wait for one to finish."),
+        )
+        .with_retry_after(1),
+        AdmissionDenial::RequestsPerMinute { limit, retry_after } => {
+            ApiError::new(ErrorCode::RateLimitExceeded, format!("This API key allows {limit} requests per minute."))
+                .with_retry_after(retry_after.as_secs_f64().ceil() as u64)
+        }
+    }
+}
+
+fn coordination_error(error: CoordinationError) -> ApiError {
+    tracing::warn!(%error, "coordination failed; refusing the request");
+    match error.kind() {
+        CoordinationErrorKind::Unavailable => ApiError::new(
+            ErrorCode::CoordinationUnavailable,
+            "The gateway's coordination store is unavailable; try again shortly.",
+        )
+        .with_retry_after(5),
+        CoordinationErrorKind::Internal => internal_error(),
+    }
+}
+
+fn no_account_error() -> ApiError {
+    ApiError::new(ErrorCode::NoAvailableAccount, "No account is available to serve this request right now.")
+        .with_retry_after(30)
+}
+
+fn no_account_for(none: &NoAccount) -> ApiError {
+    let retry = none
+        .all_cooling_down_until()
+        .map(|until| (until.0.saturating_sub(none.now.0)).div_ceil(1000).max(1))
+        .unwrap_or(5);
+    ApiError::new(ErrorCode::NoAvailableAccount, "Every account that could serve this request is busy or cooling down.")
+        .with_retry_after(retry)
+}
+
+/// The error the client sees when failover runs out after `failure`.
+fn failure_error(failure: &crate::provider::AttemptFailure) -> ApiError {
+    match &failure.class {
+        crate::provider::FailureClass::Rejected(error) => (**error).clone(),
+        _ => no_account_error(),
+    }
+}
+
+fn internal_error() -> ApiError {
+    ApiError::new(ErrorCode::InternalError, "internal error")
+}

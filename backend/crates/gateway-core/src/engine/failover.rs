@@ -1,0 +1,77 @@
+//! The failover policy as one pure decision: given how an attempt failed and what the request
+//! has already been through, what happens next. Before the downstream commit only; after it
+//! nothing is retried.
+//!
+//! | failure | next |
+//! | --- | --- |
+//! | 401 | refresh the credential once and retry the same account; a second 401 → next account |
+//! | 429 / quota | cooldown until the reset (60 s when unknown), next account |
+//! | model not supported | exclude the account for this model (1 h), next account |
+//! | account unusable (banned, forbidden) | cooldown 30 min, next account |
+//! | 5xx, connect failed | cooldown 30 s, next account |
+//! | ambiguous (timeout/reset after the write) | never replayed: the client gets the error |
+//! | rejected (the request itself) | the client gets the upstream's 4xx |
+
+use std::time::Duration;
+
+use gateway_protocol::{ApiError, ErrorCode};
+use time::OffsetDateTime;
+
+use crate::coordination::AccountFeedback;
+use crate::domain::SendState;
+use crate::provider::{AttemptFailure, FailureClass};
+
+pub const DEFAULT_RATE_LIMIT_COOLDOWN: Duration = Duration::from_secs(60);
+pub const UNAVAILABLE_COOLDOWN: Duration = Duration::from_secs(30);
+pub const UNUSABLE_COOLDOWN: Duration = Duration::from_secs(30 * 60);
+pub const UNAUTHORIZED_COOLDOWN: Duration = Duration::from_secs(10 * 60);
+pub const MODEL_EXCLUSION: Duration = Duration::from_secs(60 * 60);
+/// Longest cooldown taken from an upstream reset time.
+pub const MAX_COOLDOWN: Duration = Duration::from_secs(7 * 24 * 3600);
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Renew the credential, then retry the same account.
+    RecoverAndRetry,
+    /// Give the account this feedback and try another one.
+    NextAccount(Option<AccountFeedback>),
+    /// Stop: the client receives this error.
+    Fail(ApiError),
+}
+
+/// Decides after a failed attempt. `recovered` tells whether this account's credential was
+/// already renewed during this request.
+pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: OffsetDateTime) -> Next {
+    if failure.send_state == SendState::Ambiguous || failure.class == FailureClass::Ambiguous {
+        return Next::Fail(ApiError::new(
+            ErrorCode::UpstreamTimeout,
+            "The upstream did not answer clearly; the request was not retried because it may have been processed.",
+        ));
+    }
+    match &failure.class {
+        FailureClass::Rejected(error) => Next::Fail((**error).clone()),
+        FailureClass::Unauthorized if !recovered => Next::RecoverAndRetry,
+        FailureClass::Unauthorized => {
+            Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAUTHORIZED_COOLDOWN }))
+        }
+        FailureClass::RateLimited { until } => {
+            let duration = until
+                .map(|until| until - now)
+                .and_then(|d| Duration::try_from(d).ok())
+                .filter(|d| !d.is_zero())
+                .unwrap_or(DEFAULT_RATE_LIMIT_COOLDOWN)
+                .min(MAX_COOLDOWN);
+            Next::NextAccount(Some(AccountFeedback::Cooldown { duration }))
+        }
+        FailureClass::ModelNotSupported => {
+            Next::NextAccount(Some(AccountFeedback::ExcludeModel { model: model.to_owned(), ttl: MODEL_EXCLUSION }))
+        }
+        FailureClass::AccountUnusable { .. } => {
+            Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNUSABLE_COOLDOWN }))
+        }
+        FailureClass::UpstreamUnavailable | FailureClass::ConnectFailed => {
+            Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAVAILABLE_COOLDOWN }))
+        }
+        FailureClass::Ambiguous => Next::Fail(ApiError::new(ErrorCode::UpstreamTimeout, "ambiguous upstream outcome")),
+    }
+}

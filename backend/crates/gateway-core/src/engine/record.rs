@@ -1,0 +1,217 @@
+//! What the engine knows about one request while it runs, and the observations it enqueues:
+//! the start (before anything can reach upstream), a progress update before every further
+//! attempt, and exactly one terminal update. Dropping an unfinished record (the client went away,
+//! the task was cancelled) records it as cancelled.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::domain::{
+    AccountId, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart, RequestStatus,
+    RequestUpdate, RoutingSnapshot, SendState, TokenUsage, Transport,
+};
+use crate::observation::{Observation, ObservationQueue};
+
+/// One attempt as stored in `model_requests.attempts`.
+#[derive(Debug, Clone)]
+pub struct AttemptRecord {
+    pub number: u32,
+    pub provider: ProviderKind,
+    pub account: AccountId,
+    pub started_at: OffsetDateTime,
+    pub duration_ms: Option<u64>,
+    /// `ok`, or the failure code.
+    pub outcome: String,
+    pub http_status: Option<u16>,
+    pub send_state: SendState,
+}
+
+impl AttemptRecord {
+    fn to_json(&self) -> Value {
+        json!({
+            "n": self.number,
+            "provider": self.provider.as_str(),
+            "accountId": self.account.0,
+            "startedAt": self.started_at.unix_timestamp_nanos() / 1_000_000,
+            "durationMs": self.duration_ms,
+            "outcome": self.outcome,
+            "httpStatus": self.http_status,
+            "sendState": self.send_state.as_str(),
+        })
+    }
+}
+
+/// The facts a terminal update carries beyond the attempts.
+#[derive(Debug, Default, Clone)]
+pub struct Outcome {
+    pub http_status: Option<u16>,
+    pub error_code: Option<String>,
+    pub usage: Option<TokenUsage>,
+    pub cost: Option<NanoUsd>,
+    pub service_tier: Option<String>,
+    pub upstream_model: Option<String>,
+    pub client_response_id: Option<Vec<u8>>,
+}
+
+pub struct RequestRecord {
+    pub id: RequestId,
+    started: Instant,
+    attempts: Vec<AttemptRecord>,
+    watermark: SendState,
+    pub provider: Option<ProviderKind>,
+    pub account: Option<AccountId>,
+    committed_at: Option<OffsetDateTime>,
+    pub latency: LatencySplits,
+    queue: ObservationQueue,
+    finished: bool,
+}
+
+impl RequestRecord {
+    /// Enqueues the start observation.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        queue: ObservationQueue,
+        id: RequestId,
+        client_key: ClientKeyId,
+        model: &str,
+        operation: &str,
+        transport: Transport,
+        stream: bool,
+        routing: RoutingSnapshot,
+        deadline: std::time::Duration,
+    ) -> Self {
+        let now = OffsetDateTime::now_utc();
+        queue.push(Observation::Start(Box::new(RequestStart {
+            id,
+            client_key_id: Some(client_key),
+            requested_model: model.to_owned(),
+            operation: operation.to_owned(),
+            transport,
+            stream,
+            routing,
+            started_at: now,
+            deadline_at: now + deadline,
+        })));
+        Self {
+            id,
+            started: Instant::now(),
+            attempts: Vec::new(),
+            watermark: SendState::NotSent,
+            provider: None,
+            account: None,
+            committed_at: None,
+            latency: LatencySplits::default(),
+            queue,
+            finished: false,
+        }
+    }
+
+    pub fn queue(&self) -> &ObservationQueue {
+        &self.queue
+    }
+
+    pub fn watermark(&self) -> SendState {
+        self.watermark
+    }
+
+    pub fn elapsed_ms(&self) -> u32 {
+        u32::try_from(self.started.elapsed().as_millis()).unwrap_or(u32::MAX)
+    }
+
+    pub fn attempt_count(&self) -> u32 {
+        self.attempts.len() as u32
+    }
+
+    /// Records that an attempt is about to be sent. Attempts after the first are enqueued as a
+    /// progress update before the call (invariant 2); the first is covered by the start.
+    pub fn begin_attempt(&mut self, provider: ProviderKind, account: AccountId) -> u32 {
+        let number = self.attempts.len() as u32 + 1;
+        self.attempts.push(AttemptRecord {
+            number,
+            provider,
+            account,
+            started_at: OffsetDateTime::now_utc(),
+            duration_ms: None,
+            outcome: "started".to_owned(),
+            http_status: None,
+            send_state: SendState::NotSent,
+        });
+        self.provider = Some(provider);
+        self.account = Some(account);
+        if number > 1 {
+            let mut update = RequestUpdate::new(self.id, RequestStatus::Running, self.watermark);
+            update.provider = Some(provider);
+            update.account_id = Some(account);
+            update.attempts = Some(self.attempts_json());
+            self.queue.push(Observation::Update(Box::new(update)));
+        }
+        number
+    }
+
+    /// Closes the current attempt with its outcome and raises the watermark.
+    pub fn end_attempt(&mut self, outcome: &str, http_status: Option<u16>, send_state: SendState) {
+        self.watermark = self.watermark.raise(send_state);
+        if let Some(attempt) = self.attempts.last_mut() {
+            let elapsed = (OffsetDateTime::now_utc() - attempt.started_at).whole_milliseconds();
+            attempt.duration_ms = Some(u64::try_from(elapsed).unwrap_or(0));
+            attempt.outcome = outcome.to_owned();
+            attempt.http_status = http_status;
+            attempt.send_state = send_state;
+        }
+    }
+
+    /// Crosses the downstream commit barrier (in memory, before the first byte is written).
+    pub fn commit(&mut self) {
+        if self.committed_at.is_none() {
+            self.committed_at = Some(OffsetDateTime::now_utc());
+        }
+    }
+
+    pub fn is_committed(&self) -> bool {
+        self.committed_at.is_some()
+    }
+
+    fn attempts_json(&self) -> Value {
+        Value::Array(self.attempts.iter().map(AttemptRecord::to_json).collect())
+    }
+
+    /// Enqueues the one terminal update.
+    pub fn finish(&mut self, status: RequestStatus, outcome: Outcome) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.latency.total_ms = Some(self.elapsed_ms());
+        let mut update = RequestUpdate::new(self.id, status, self.watermark);
+        update.provider = self.provider;
+        update.account_id = self.account;
+        update.upstream_model = outcome.upstream_model;
+        update.http_status = outcome.http_status;
+        update.error_code = outcome.error_code;
+        update.attempts = Some(self.attempts_json());
+        update.usage = outcome.usage;
+        update.cost = outcome.cost;
+        update.service_tier = outcome.service_tier;
+        update.upstream_response_id = outcome.client_response_id.clone();
+        update.client_response_id = outcome.client_response_id;
+        update.downstream_committed_at = self.committed_at;
+        update.finished_at = Some(OffsetDateTime::now_utc());
+        update.latency = self.latency;
+        self.queue.push(Observation::Update(Box::new(update)));
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+impl Drop for RequestRecord {
+    fn drop(&mut self) {
+        if !self.finished {
+            let outcome = Outcome { error_code: Some("client_disconnected".to_owned()), ..Outcome::default() };
+            self.finish(RequestStatus::Cancelled, outcome);
+        }
+    }
+}
