@@ -5,3 +5,7 @@
 //!   `gateway-admin`;
 //! - never imports a provider, `gateway-store` or an infrastructure crate (sqlx, redis, aws-*);
 //! - every error reaching a client has the OpenAI error shape (client API) or the admin envelope.
+
+pub mod client;
+
+pub use client::{ClientApi, client_routes};

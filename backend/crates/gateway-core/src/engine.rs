@@ -8,6 +8,7 @@ pub mod auth;
 pub mod candidates;
 pub mod delivery;
 pub mod failover;
+pub mod models;
 pub mod record;
 pub mod route_plan;
 

@@ -18,4 +18,5 @@ pub mod engine;
 pub mod observation;
 pub mod ports;
 pub mod provider;
+pub mod quota_recorder;
 pub mod snapshot;

@@ -5,6 +5,7 @@
 mod account_state;
 mod build;
 mod holder;
+mod reconcile;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,7 @@ use crate::domain::{
 
 pub use account_state::{AccountState, resolve_account_state};
 pub use holder::SnapshotHolder;
+pub use reconcile::Reconciler;
 
 /// One account as the data plane sees it.
 #[derive(Debug)]

@@ -26,6 +26,8 @@ pub struct Config {
     pub database: DatabaseConfig,
     pub redis: RedisConfig,
     pub secrets: SecretsConfig,
+    pub engine: EngineConfig,
+    pub providers: ProvidersConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,6 +139,79 @@ impl std::fmt::Debug for SecretsConfig {
     }
 }
 
+/// The data plane's tunables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Most upstream calls one request makes before it is committed to the client.
+    pub max_attempts: u32,
+    /// TTL of admission and account slots (renewed during long streams).
+    pub lease_ttl_seconds: u64,
+    /// Longest a request waits for an account's request interval instead of failing.
+    pub max_interval_wait_ms: u64,
+    /// Bounds of the in-process observation queue.
+    pub observation_queue_capacity: usize,
+    pub observation_queue_bytes: usize,
+    /// How often each replica polls `config_revision` (the correctness path of convergence).
+    pub snapshot_poll_ms: u64,
+    /// A full snapshot reload at least this often, for facts that do not bump the revision.
+    pub snapshot_reload_seconds: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            lease_ttl_seconds: 300,
+            max_interval_wait_ms: 5000,
+            observation_queue_capacity: 65_536,
+            observation_queue_bytes: 64 * 1024 * 1024,
+            snapshot_poll_ms: 2000,
+            snapshot_reload_seconds: 60,
+        }
+    }
+}
+
+/// Upstream providers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProvidersConfig {
+    /// Allow plain `http://` upstream URLs on loopback addresses (tests, the simulator). Every
+    /// other upstream URL must be `https://`.
+    pub allow_http_loopback: bool,
+    pub openai: OpenAiConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenAiConfig {
+    /// ChatGPT backend base URL.
+    pub backend_url: String,
+    /// OAuth issuer base URL.
+    pub auth_url: String,
+    pub client_id: String,
+    /// `originator` header sent upstream.
+    pub originator: String,
+    /// Codex client version sent as `version` and in the user agent.
+    pub client_version: String,
+    pub header_timeout_seconds: u64,
+    pub stream_idle_timeout_seconds: u64,
+}
+
+impl Default for OpenAiConfig {
+    fn default() -> Self {
+        Self {
+            backend_url: "https://chatgpt.com/backend-api".to_owned(),
+            auth_url: "https://auth.openai.com".to_owned(),
+            client_id: "app_EMoamEEZ73f0CkXaXp7hrann".to_owned(),
+            originator: "codex_cli_rs".to_owned(),
+            client_version: "0.135.0".to_owned(),
+            header_timeout_seconds: 90,
+            stream_idle_timeout_seconds: 300,
+        }
+    }
+}
+
 impl Config {
     /// Cross-field rules that serde cannot express. The error names the offending key.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -169,6 +244,29 @@ impl Config {
         }
         if self.database.max_connections == 0 {
             return Err(ConfigError::invalid("database.max_connections", "must be at least 1"));
+        }
+        if self.engine.max_attempts == 0 || self.engine.max_attempts > 16 {
+            return Err(ConfigError::invalid("engine.max_attempts", "must be between 1 and 16"));
+        }
+        if self.engine.lease_ttl_seconds < 10 {
+            return Err(ConfigError::invalid("engine.lease_ttl_seconds", "must be at least 10"));
+        }
+        if self.engine.observation_queue_capacity == 0 || self.engine.observation_queue_bytes < 1024 * 1024 {
+            return Err(ConfigError::invalid(
+                "engine.observation_queue_bytes",
+                "the observation queue needs a capacity of at least 1 and 1 MiB",
+            ));
+        }
+        if self.engine.snapshot_poll_ms < 100 {
+            return Err(ConfigError::invalid("engine.snapshot_poll_ms", "must be at least 100"));
+        }
+        for (key, url) in [
+            ("providers.openai.backend_url", &self.providers.openai.backend_url),
+            ("providers.openai.auth_url", &self.providers.openai.auth_url),
+        ] {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(ConfigError::invalid(key, "must be an http(s) URL"));
+            }
         }
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));

@@ -23,4 +23,4 @@ pub use config::{Config, ConfigError};
 pub use health::{Health, ReadinessProbe};
 pub use serve::{ServeOutcome, serve};
 pub use shutdown::Shutdown;
-pub use workers::{Worker, WorkerContext, WorkerError, WorkerRuntime};
+pub use workers::{FnWorker, Worker, WorkerContext, WorkerError, WorkerFuture, WorkerRuntime};

@@ -80,6 +80,48 @@ impl WorkerContext {
     }
 }
 
+/// The future a [`FnWorker`] runs.
+pub type WorkerFuture = std::pin::Pin<Box<dyn Future<Output = Result<(), WorkerError>> + Send>>;
+
+/// A worker made of a name and a function, for bundles that contribute simple loops.
+pub struct FnWorker {
+    name: String,
+    run: Box<dyn Fn(WorkerContext) -> WorkerFuture + Send + Sync>,
+}
+
+impl FnWorker {
+    /// A daemon: `run` loops until the context stops.
+    pub fn daemon(name: &str, run: impl Fn(WorkerContext) -> WorkerFuture + Send + Sync + 'static) -> Arc<dyn Worker> {
+        Arc::new(Self { name: name.to_owned(), run: Box::new(run) })
+    }
+
+    /// A periodic task: `tick` every `period` until stopping; a failed tick is logged.
+    pub fn periodic(
+        name: &str,
+        period: Duration,
+        tick: impl Fn() -> WorkerFuture + Send + Sync + 'static,
+    ) -> Arc<dyn Worker> {
+        let tick = Arc::new(tick);
+        let worker_name = name.to_owned();
+        Self::daemon(name, move |ctx| {
+            let tick = tick.clone();
+            let name = worker_name.clone();
+            Box::pin(async move { ctx.every(&name, period, || tick()).await })
+        })
+    }
+}
+
+#[async_trait]
+impl Worker for FnWorker {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn run(&self, ctx: WorkerContext) -> Result<(), WorkerError> {
+        (self.run)(ctx).await
+    }
+}
+
 /// Registration and supervision of the process's workers.
 pub struct WorkerRuntime {
     registry: WorkerRegistry,

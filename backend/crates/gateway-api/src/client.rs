@@ -1,0 +1,29 @@
+//! The OpenAI-compatible client API: `/v1/responses`, `/v1/models`.
+
+mod extract;
+mod models;
+mod reply;
+mod responses;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post};
+use gateway_core::engine::Engine;
+
+/// What the client routes share.
+#[derive(Clone)]
+pub struct ClientApi {
+    pub engine: Arc<Engine>,
+    /// Largest accepted request body; larger bodies get 413.
+    pub body_limit: usize,
+}
+
+pub fn client_routes(api: ClientApi) -> Router {
+    Router::new()
+        .route("/v1/responses", post(responses::create))
+        .route("/v1/models", get(models::list))
+        .route("/v1/models/{id}", get(models::get))
+        .route("/v1/{*rest}", axum::routing::any(reply::not_found))
+        .with_state(api)
+}

@@ -1,0 +1,50 @@
+//! Pulling the client's key, headers and body out of a request.
+
+use axum::body::Body;
+use axum::http::HeaderMap;
+use bytes::Bytes;
+use gateway_protocol::{ApiError, ErrorCode};
+
+/// `Authorization: Bearer <key>`, else `x-api-key: <key>`.
+pub fn api_key(headers: &HeaderMap) -> Option<String> {
+    if let Some(value) = headers.get("authorization").and_then(|v| v.to_str().ok()) {
+        let value = value.trim();
+        if let Some(token) = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
+            return Some(token.trim().to_owned());
+        }
+    }
+    headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(|v| v.trim().to_owned())
+}
+
+/// Every header except credentials, names in lower case (axum already lower-cases them).
+pub fn forwardable_headers(headers: &HeaderMap) -> Vec<(String, Bytes)> {
+    headers
+        .iter()
+        .filter(|(name, _)| {
+            !matches!(name.as_str(), "authorization" | "x-api-key" | "cookie" | "host" | "content-length")
+        })
+        .map(|(name, value)| (name.as_str().to_owned(), Bytes::copy_from_slice(value.as_bytes())))
+        .collect()
+}
+
+/// Reads the body up to `limit` bytes; larger bodies are refused with 413 before reading them
+/// whole when the client declared their length.
+pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    let too_large =
+        || ApiError::new(ErrorCode::RequestTooLarge, format!("The request body exceeds the limit of {limit} bytes."));
+    if let Some(length) =
+        headers.get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
+        && length > limit
+    {
+        return Err(too_large());
+    }
+    if let Some(encoding) = headers.get("content-encoding").and_then(|v| v.to_str().ok())
+        && !encoding.eq_ignore_ascii_case("identity")
+    {
+        return Err(ApiError::new(
+            ErrorCode::InvalidRequest,
+            format!("Content-Encoding `{encoding}` is not supported; send the body uncompressed."),
+        ));
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|_| too_large())
+}

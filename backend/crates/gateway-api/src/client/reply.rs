@@ -1,0 +1,43 @@
+//! Turning engine replies and errors into HTTP responses.
+
+use axum::body::Body;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use gateway_core::domain::RequestId;
+use gateway_core::engine::Reply;
+use gateway_protocol::{ApiError, ErrorCode};
+
+pub fn from_reply(reply: Reply) -> Response {
+    match reply {
+        Reply::Stream { request_id, headers, body } => build(200, &headers, Some(request_id), Body::from_stream(*body)),
+        Reply::Json { request_id, status, mut headers, body } => {
+            if !headers.iter().any(|(n, _)| n == "content-type") {
+                headers.push(("content-type".to_owned(), "application/json".to_owned()));
+            }
+            build(status, &headers, request_id, Body::from(body))
+        }
+    }
+}
+
+pub fn error(error: &ApiError) -> Response {
+    from_reply(Reply::error(error, None))
+}
+
+fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId>, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let map = response.headers_mut();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            map.append(name, value);
+        }
+    }
+    if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id.to_string()).ok()) {
+        map.insert(HeaderName::from_static("x-request-id"), id);
+    }
+    response
+}
+
+pub async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error(&ApiError::new(ErrorCode::NotFound, format!("Unknown request URL: {method} {}.", uri.path())))
+}

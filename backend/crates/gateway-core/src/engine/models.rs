@@ -1,0 +1,45 @@
+//! `/v1/models`: the union of the models the accounts in the key's scope can serve.
+
+use std::collections::BTreeMap;
+
+use gateway_protocol::ApiError;
+use time::OffsetDateTime;
+
+use super::{Engine, auth};
+use crate::provider::ModelInfo;
+
+impl Engine {
+    /// Models visible to the presented key (aliases included), sorted by id.
+    pub fn models(&self, api_key: Option<&str>) -> Result<Vec<ModelInfo>, ApiError> {
+        let snapshot = self.snapshots.current();
+        let key = auth::authenticate(&snapshot, api_key, OffsetDateTime::now_utc())?;
+        let mut models: BTreeMap<String, ModelInfo> = BTreeMap::new();
+        for provider in self.providers.iter() {
+            // Every scoped account of a provider shares the provider's catalog shape; read one
+            // catalog per distinct plan rather than per account.
+            let mut seen_plans = Vec::new();
+            for account in snapshot.scoped_accounts(&key.scope, provider.kind()) {
+                if !account.is_schedulable() {
+                    continue;
+                }
+                let plan = account.record.profile.plan_type.clone();
+                if seen_plans.contains(&plan) {
+                    continue;
+                }
+                seen_plans.push(plan);
+                for model in provider.models(account) {
+                    models.entry(model.id.clone()).or_insert(model);
+                }
+            }
+        }
+        for (alias, target) in &snapshot.settings.model_aliases {
+            if let Some(model) = models.get(target).cloned() {
+                models.entry(alias.clone()).or_insert(ModelInfo { id: alias.clone(), owned_by: model.owned_by });
+            }
+        }
+        if let Some(allowed) = &key.record.allowed_models {
+            models.retain(|id, _| allowed.contains(id));
+        }
+        Ok(models.into_values().collect())
+    }
+}

@@ -1,0 +1,2 @@
+mod candidates;
+mod failover;

@@ -1,0 +1,7 @@
+//! Deterministic tests of gateway-core, mirroring `src/`.
+
+mod accounting;
+mod engine;
+mod fixtures;
+mod observation;
+mod snapshot;

@@ -1,0 +1,2 @@
+mod account_state;
+mod scope;
