@@ -31,7 +31,7 @@ fn holds(state: &State, lease: &Lease, now: u64) -> bool {
 
 #[async_trait]
 impl Leases for MemoryCoordination {
-    async fn try_acquire(
+    async fn try_acquire_lease(
         &self,
         name: &str,
         holder: &ReplicaId,
@@ -47,7 +47,7 @@ impl Leases for MemoryCoordination {
         Ok(Some(Lease { name: name.to_owned(), holder: holder.clone(), token: FenceToken(token) }))
     }
 
-    async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
+    async fn renew_lease(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
         let ttl = positive_millis(ttl)?;
         let (mut state, now) = self.lock();
         if !holds(&state, lease, now) {
@@ -59,7 +59,7 @@ impl Leases for MemoryCoordination {
         Ok(LeaseStatus::Held)
     }
 
-    async fn release(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn release_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let (mut state, now) = self.lock();
         if !holds(&state, lease, now) {
             return Ok(LeaseStatus::Lost);
@@ -68,7 +68,7 @@ impl Leases for MemoryCoordination {
         Ok(LeaseStatus::Held)
     }
 
-    async fn check(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn check_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let (state, now) = self.lock();
         Ok(if holds(&state, lease, now) { LeaseStatus::Held } else { LeaseStatus::Lost })
     }
