@@ -3,6 +3,8 @@
 
 mod key_layout;
 mod outage;
+mod private_server;
+mod round_trips;
 
 use std::sync::Arc;
 

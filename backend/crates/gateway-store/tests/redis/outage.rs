@@ -1,68 +1,19 @@
 //! A private `redis-server` is killed mid-run and restarted on the same port: calls fail closed
 //! with a typed error while it is down and succeed again afterwards, without a new adapter.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, ensure};
+use anyhow::ensure;
 use gateway_core::coordination::{
     ChangeEvent, ChangeNotifier, Cooldowns, CoordinationError, CoordinationErrorKind, Leases, ReplicaId, RequestSlots,
 };
 use gateway_core::domain::AccountId;
 use gateway_store::redis::{RedisCoordination, RedisSettings};
-use test_support::{free_port, wait_until};
+use test_support::wait_until;
 
+use super::private_server::PrivateRedis;
 use crate::coordination_contract::fixtures::{candidate, granted, release, request};
-
-/// A `redis-server` child that is killed when dropped.
-struct PrivateRedis {
-    child: Option<Child>,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl PrivateRedis {
-    fn start(port: u16, dir: PathBuf) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(&dir)?;
-        let mut server = Self { child: None, port, dir };
-        server.spawn()?;
-        Ok(server)
-    }
-
-    fn spawn(&mut self) -> anyhow::Result<()> {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .args(["--daemonize", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("redis-server must be installed for the outage test")?;
-        self.child = Some(child);
-        Ok(())
-    }
-
-    fn kill(&mut self) -> anyhow::Result<()> {
-        if let Some(mut child) = self.child.take() {
-            child.kill()?;
-            child.wait()?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for PrivateRedis {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            drop(child.kill());
-            drop(child.wait());
-        }
-        drop(std::fs::remove_dir_all(&self.dir));
-    }
-}
 
 fn fails_closed<T: std::fmt::Debug>(what: &str, result: Result<T, CoordinationError>) -> anyhow::Result<()> {
     match result {
@@ -77,10 +28,8 @@ fn fails_closed<T: std::fmt::Debug>(what: &str, result: Result<T, CoordinationEr
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_fail_closed_while_redis_is_down_and_recover_after_restart() -> anyhow::Result<()> {
-    let port = free_port();
-    let dir = std::env::temp_dir().join(format!("switchboard-redis-outage-{port}-{}", std::process::id()));
-    let mut server = PrivateRedis::start(port, dir)?;
-    let mut settings = RedisSettings::new(format!("redis://127.0.0.1:{port}"), "outage");
+    let mut server = PrivateRedis::start("outage")?;
+    let mut settings = RedisSettings::new(server.url(), "outage");
     settings.connect_timeout = Duration::from_millis(500);
     settings.command_timeout = Duration::from_millis(500);
     let coordination = Arc::new(RedisCoordination::new(settings)?);
