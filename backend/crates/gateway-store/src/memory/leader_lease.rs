@@ -16,8 +16,9 @@ fn positive_millis(ttl: Duration) -> Result<u64, CoordinationError> {
     }
 }
 
-fn next_fence(state: &mut State, name: &str) -> u64 {
-    let fence = state.fences.entry(name.to_owned()).or_insert(0);
+/// Seeded from the clock like the Redis counter: tokens stay monotonic across a restart.
+fn next_fence(state: &mut State, name: &str, now: u64) -> u64 {
+    let fence = state.fences.entry(name.to_owned()).or_insert(now * 1000);
     *fence += 1;
     *fence
 }
@@ -42,7 +43,7 @@ impl Leases for MemoryCoordination {
         if state.leases.get(name).is_some_and(|held| held.live(now)) {
             return Ok(None);
         }
-        let token = next_fence(&mut state, name);
+        let token = next_fence(&mut state, name, now);
         state.leases.insert(name.to_owned(), Expiring { value: (holder.clone(), token), expires_at: now + ttl });
         Ok(Some(Lease { name: name.to_owned(), holder: holder.clone(), token: FenceToken(token) }))
     }
@@ -87,7 +88,7 @@ impl Leases for MemoryCoordination {
         if state.periods.get(&key).is_some_and(|expires_at| *expires_at > now) {
             return Ok(PeriodClaim { index, token: None, next_in });
         }
-        let token = next_fence(&mut state, task);
+        let token = next_fence(&mut state, task, now);
         state.periods.insert(key, now + 2 * period);
         Ok(PeriodClaim { index, token: Some(FenceToken(token)), next_in })
     }

@@ -80,6 +80,7 @@ async fn calls_fail_closed_while_redis_is_down_and_recover_after_restart() -> an
     .await?;
     let regrant = granted(regrant)?;
     ensure!(regrant.in_flight == 1, "the restarted server holds fresh state: {regrant:?}");
+    ensure!(regrant.account.token > grant.account.token, "fencing tokens stay monotonic across the data loss");
     coordination.cooldowns(&[account]).await?;
 
     // The subscription resubscribes by itself and says notifications may have been missed.
