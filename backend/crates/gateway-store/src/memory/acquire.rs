@@ -71,7 +71,7 @@ impl RequestSlots for MemoryCoordination {
 fn renew_slot(slot: Option<&mut u64>, now: u64, expiry: u64) -> LeaseStatus {
     match slot {
         Some(current) if *current > now => {
-            *current = expiry.max(*current);
+            *current = expiry;
             LeaseStatus::Held
         }
         _ => LeaseStatus::Lost,
