@@ -43,6 +43,7 @@ macro_rules! coordination_contract_suite {
             racing_tasks_never_exceed_the_cap,
             admission_limits_concurrency_and_rate,
             refused_acquire_records_nothing,
+            request_interval_spaces_starts,
             no_account_reports_each_reason,
             leaked_slot_expires_and_stale_token_is_rejected,
             renew_keeps_a_slot_past_its_first_ttl,

@@ -164,3 +164,24 @@ pub async fn no_account_reports_each_reason<C: Coordination>(port: Arc<C>) -> an
     granted(port.acquire(&other_model).await?)?;
     Ok(())
 }
+
+/// `requestIntervalMs` spaces request starts on one account, whoever starts them.
+pub async fn request_interval_spaces_starts<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+    let mut paced = candidate(account(1), 10);
+    paced.request_interval = Duration::from_millis(300);
+    let first = granted(port.acquire(&request(vec![paced])).await?)?;
+    let AcquireOutcome::NoAccount(none) = port.acquire(&request(vec![paced])).await? else {
+        bail!("the second start inside the interval must wait")
+    };
+    let wait = none.shortest_interval_wait();
+    ensure!(wait.is_some_and(|w| w > Duration::ZERO && w <= Duration::from_millis(300)), "wait {wait:?}");
+    let second = test_support::wait_until("the interval to pass", super::fixtures::EXPIRY_DEADLINE, || async {
+        match port.acquire(&request(vec![paced])).await {
+            Ok(AcquireOutcome::Granted(grant)) => Some(grant),
+            _ => None,
+        }
+    })
+    .await?;
+    ensure!(second.now.0 >= first.now.0 + 300, "starts are at least 300 ms apart: {first:?} {second:?}");
+    Ok(())
+}
