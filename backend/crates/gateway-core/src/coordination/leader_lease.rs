@@ -53,7 +53,7 @@ pub struct PeriodClaim {
 #[async_trait]
 pub trait Leases: Send + Sync {
     /// Takes the lease `name` if nobody holds it.
-    async fn try_acquire(
+    async fn try_acquire_lease(
         &self,
         name: &str,
         holder: &ReplicaId,
@@ -61,13 +61,13 @@ pub trait Leases: Send + Sync {
     ) -> Result<Option<Lease>, CoordinationError>;
 
     /// Extends the lease if `lease` (holder + token) still holds it.
-    async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError>;
+    async fn renew_lease(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError>;
 
     /// Releases the lease if `lease` still holds it; a stale holder releases nothing.
-    async fn release(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError>;
+    async fn release_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError>;
 
     /// The fencing check before a write whose authority is the lease.
-    async fn check(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError>;
+    async fn check_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError>;
 
     /// Tries to take the lease of the current period of `task`.
     async fn claim_period(

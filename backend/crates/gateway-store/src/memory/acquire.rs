@@ -71,7 +71,7 @@ impl RequestSlots for MemoryCoordination {
 fn renew_slot(slot: Option<&mut u64>, now: u64, expiry: u64) -> LeaseStatus {
     match slot {
         Some(current) if *current > now => {
-            *current = expiry.max(*current);
+            *current = expiry;
             LeaseStatus::Held
         }
         _ => LeaseStatus::Lost,
@@ -217,6 +217,10 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
     // 7. Record.
     let account_id = request.candidates[chosen].account;
     let account = state.account(account_id);
+    // Seeded from the clock like the Redis counter: tokens stay monotonic across a restart.
+    if account.fence == 0 {
+        account.fence = now * 1000;
+    }
     account.fence += 1;
     let token = account.fence;
     account.last_start = Some(now);

@@ -16,8 +16,9 @@ fn positive_millis(ttl: Duration) -> Result<u64, CoordinationError> {
     }
 }
 
-fn next_fence(state: &mut State, name: &str) -> u64 {
-    let fence = state.fences.entry(name.to_owned()).or_insert(0);
+/// Seeded from the clock like the Redis counter: tokens stay monotonic across a restart.
+fn next_fence(state: &mut State, name: &str, now: u64) -> u64 {
+    let fence = state.fences.entry(name.to_owned()).or_insert(now * 1000);
     *fence += 1;
     *fence
 }
@@ -31,7 +32,7 @@ fn holds(state: &State, lease: &Lease, now: u64) -> bool {
 
 #[async_trait]
 impl Leases for MemoryCoordination {
-    async fn try_acquire(
+    async fn try_acquire_lease(
         &self,
         name: &str,
         holder: &ReplicaId,
@@ -42,12 +43,12 @@ impl Leases for MemoryCoordination {
         if state.leases.get(name).is_some_and(|held| held.live(now)) {
             return Ok(None);
         }
-        let token = next_fence(&mut state, name);
+        let token = next_fence(&mut state, name, now);
         state.leases.insert(name.to_owned(), Expiring { value: (holder.clone(), token), expires_at: now + ttl });
         Ok(Some(Lease { name: name.to_owned(), holder: holder.clone(), token: FenceToken(token) }))
     }
 
-    async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
+    async fn renew_lease(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
         let ttl = positive_millis(ttl)?;
         let (mut state, now) = self.lock();
         if !holds(&state, lease, now) {
@@ -59,7 +60,7 @@ impl Leases for MemoryCoordination {
         Ok(LeaseStatus::Held)
     }
 
-    async fn release(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn release_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let (mut state, now) = self.lock();
         if !holds(&state, lease, now) {
             return Ok(LeaseStatus::Lost);
@@ -68,7 +69,7 @@ impl Leases for MemoryCoordination {
         Ok(LeaseStatus::Held)
     }
 
-    async fn check(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn check_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let (state, now) = self.lock();
         Ok(if holds(&state, lease, now) { LeaseStatus::Held } else { LeaseStatus::Lost })
     }
@@ -87,7 +88,7 @@ impl Leases for MemoryCoordination {
         if state.periods.get(&key).is_some_and(|expires_at| *expires_at > now) {
             return Ok(PeriodClaim { index, token: None, next_in });
         }
-        let token = next_fence(&mut state, task);
+        let token = next_fence(&mut state, task, now);
         state.periods.insert(key, now + 2 * period);
         Ok(PeriodClaim { index, token: Some(FenceToken(token)), next_in })
     }

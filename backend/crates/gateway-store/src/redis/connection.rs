@@ -16,6 +16,9 @@ pub(crate) struct SharedConnection {
     current: Mutex<Option<(u64, MultiplexedConnection)>>,
     connecting: tokio::sync::Mutex<()>,
     generations: AtomicU64,
+    /// Connect attempts so far: a caller that waited for another caller's failed attempt fails
+    /// at once instead of queueing for its own connect timeout.
+    attempts: AtomicU64,
 }
 
 impl SharedConnection {
@@ -36,6 +39,7 @@ impl SharedConnection {
             current: Mutex::new(None),
             connecting: tokio::sync::Mutex::new(()),
             generations: AtomicU64::new(0),
+            attempts: AtomicU64::new(0),
         })
     }
 
@@ -75,11 +79,16 @@ impl SharedConnection {
         if let Some(current) = self.cached() {
             return Ok(current);
         }
-        // One connect at a time; callers that waited reuse its result.
+        // One connect at a time; callers that waited share its result, success or failure.
+        let attempts_seen = self.attempts.load(Ordering::Acquire);
         let _connecting = self.connecting.lock().await;
         if let Some(current) = self.cached() {
             return Ok(current);
         }
+        if self.attempts.load(Ordering::Acquire) != attempts_seen {
+            return Err(CoordinationError::Unavailable("reconnecting to redis failed just now".to_owned()));
+        }
+        self.attempts.fetch_add(1, Ordering::AcqRel);
         let connect = self.client.get_multiplexed_async_connection_with_config(&self.config);
         let connection = match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(Ok(connection)) => connection,

@@ -25,7 +25,7 @@ fn positive_millis(ttl: Duration) -> Result<u64, CoordinationError> {
 
 #[async_trait]
 impl Leases for RedisCoordination {
-    async fn try_acquire(
+    async fn try_acquire_lease(
         &self,
         name: &str,
         holder: &ReplicaId,
@@ -51,7 +51,7 @@ impl Leases for RedisCoordination {
         }
     }
 
-    async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
+    async fn renew_lease(&self, lease: &Lease, ttl: Duration) -> Result<LeaseStatus, CoordinationError> {
         let script = &self.scripts.lease_renew;
         let value = script
             .call()
@@ -63,14 +63,14 @@ impl Leases for RedisCoordination {
         lease_status(&mut Reply::new(script.name, value)?)
     }
 
-    async fn release(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn release_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let script = &self.scripts.lease_release;
         let value =
             script.call().key(self.keys.lease(&lease.name)?).arg(lease_value(lease)).invoke(&self.connection).await?;
         lease_status(&mut Reply::new(script.name, value)?)
     }
 
-    async fn check(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
+    async fn check_lease(&self, lease: &Lease) -> Result<LeaseStatus, CoordinationError> {
         let mut cmd = ::redis::cmd("GET");
         cmd.arg(self.keys.lease(&lease.name)?);
         let current: Option<String> = self.connection.query(&cmd).await?;

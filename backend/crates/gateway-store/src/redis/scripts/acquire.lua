@@ -124,9 +124,9 @@ end
 -- 7. Record: account slot with a fresh fencing token, interval start, admission, binding.
 local c = chosen - 1
 local account_key, slots_key = KEYS[8 + 3 * c], KEYS[9 + 3 * c]
-local token = redis.call('HINCRBY', account_key, 'fence', 1)
+local token = next_fence_field(account_key, 'fence', now)
 redis.call('HSET', account_key, 'last_start', int(now))
-redis.call('ZADD', slots_key, int(now + ttl), token)
+redis.call('ZADD', slots_key, int(now + ttl), int(token))
 expire_at_least(slots_key, ttl)
 local admission_held = 0
 if admit and max_concurrency >= 0 then

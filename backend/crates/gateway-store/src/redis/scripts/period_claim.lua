@@ -7,6 +7,6 @@ local index = math.floor(now / period)
 local next_in = (index + 1) * period - now
 local key = ARGV[1] .. int(index)
 if redis.call('EXISTS', key) == 1 then return {'taken', int(index), int(next_in)} end
-local token = redis.call('INCR', KEYS[1])
-redis.call('SET', key, ARGV[3] .. '|' .. token, 'PX', int(2 * period))
+local token = next_fence_counter(KEYS[1], now)
+redis.call('SET', key, ARGV[3] .. '|' .. int(token), 'PX', int(2 * period))
 return {'won', int(index), int(next_in), token}

@@ -37,6 +37,23 @@ local function apply_feedback(account_key, exclusions_key, now, kind, ms, model,
   end
 end
 
+-- Fencing tokens: a counter created fresh (first use, or after Redis lost its data) starts at
+-- now_ms * 1000, so tokens issued after a loss are larger than any issued before it (as long as
+-- an account takes fewer than 1000 grants per millisecond and the server clock moves forward).
+local function next_fence_field(key, field, now)
+  if redis.call('HEXISTS', key, field) == 0 then
+    redis.call('HSET', key, field, int(now * 1000))
+  end
+  return redis.call('HINCRBY', key, field, 1)
+end
+
+local function next_fence_counter(key, now)
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('SET', key, int(now * 1000))
+  end
+  return redis.call('INCR', key)
+end
+
 -- Status of a slot member of a lease sorted set (score = expiry ms).
 local function slot_held(slots_key, member, now)
   local expiry = tonumber(redis.call('ZSCORE', slots_key, member))

@@ -1,0 +1,71 @@
+//! The contract of the coordination ports, written once and run against every adapter
+//! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
+
+pub mod affinity;
+pub mod circuit;
+pub mod continuation;
+pub mod cooldown;
+pub mod fixtures;
+pub mod leases;
+pub mod notifications;
+pub mod oauth_pending;
+pub mod slot_lifetimes;
+pub mod slots;
+
+pub use affinity::*;
+pub use circuit::*;
+pub use continuation::*;
+pub use cooldown::*;
+pub use leases::*;
+pub use notifications::*;
+pub use oauth_pending::*;
+pub use slot_lifetimes::*;
+pub use slots::*;
+
+/// One `#[tokio::test]` per contract function, each on a fresh adapter from `$factory(test)`.
+macro_rules! contract_tests {
+    ($factory:path; $($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() -> anyhow::Result<()> {
+                let port = $factory(stringify!($name)).await?;
+                $crate::coordination_contract::$name(port).await
+            }
+        )*
+    };
+}
+
+/// The whole suite for one adapter.
+macro_rules! coordination_contract_suite {
+    ($factory:path) => {
+        $crate::coordination_contract::contract_tests!($factory;
+            strategies_pick_first_eligible_or_least_in_flight,
+            racing_tasks_never_exceed_the_cap,
+            admission_limits_concurrency_and_rate,
+            refused_acquire_records_nothing,
+            request_interval_spaces_starts,
+            no_account_reports_each_reason,
+            leaked_slot_expires_and_stale_token_is_rejected,
+            renew_keeps_a_slot_past_its_first_ttl,
+            release_applies_account_feedback,
+            affinity_binds_hits_bypasses_and_rebinds,
+            affinity_bind_and_rebind_are_atomic,
+            lease_guard_releases_on_drop_and_panic,
+            circuit_opens_blocks_acquire_and_recovers,
+            cooldown_keeps_the_later_deadline,
+            model_exclusions_are_bounded,
+            continuation_pins_fail_closed_for_other_keys,
+            continuation_pins_expire,
+            oauth_flow_claim_rules,
+            oauth_racing_completions_claim_once,
+            oauth_expired_claim_can_be_taken_over,
+            leaked_lease_expires_and_stale_holder_is_fenced,
+            period_lease_is_won_once_among_many,
+            two_replicas_run_each_period_exactly_once,
+            notifications_reach_every_subscriber,
+        );
+    };
+}
+
+pub(crate) use contract_tests;
+pub(crate) use coordination_contract_suite;

@@ -1,0 +1,54 @@
+//! Builders shared by the contract tests.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use gateway_core::coordination::{
+    AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, Grant, HeldLeases, PickStrategy, ReleaseRequest,
+    RequestSlots,
+};
+use gateway_core::domain::{AccountId, ProviderKind, RequestId};
+
+/// Deadline for conditions that depend on TTL expiry (generous for a loaded 2-core machine).
+pub const EXPIRY_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Every test has its own adapter (fresh in-process state or a unique Redis prefix).
+pub fn account(n: i64) -> AccountId {
+    AccountId(n)
+}
+
+pub fn candidate(account: AccountId, cap: u32) -> AccountCandidate {
+    AccountCandidate { account, max_in_flight: cap, request_interval: Duration::ZERO }
+}
+
+pub fn request(candidates: Vec<AccountCandidate>) -> AcquireRequest {
+    AcquireRequest {
+        request: RequestId::new(),
+        provider: ProviderKind::Openai,
+        model: "gpt-5".to_owned(),
+        admission: None,
+        candidates,
+        strategy: PickStrategy::FirstEligible,
+        affinity: None,
+        lease_ttl: Duration::from_secs(30),
+        replaces: None,
+    }
+}
+
+pub fn granted(outcome: AcquireOutcome) -> anyhow::Result<Grant> {
+    match outcome {
+        AcquireOutcome::Granted(grant) => Ok(grant),
+        other => bail!("expected a grant, got {other:?}"),
+    }
+}
+
+pub async fn release<C: RequestSlots + ?Sized>(port: &C, grant: &Grant) -> anyhow::Result<()> {
+    port.release(&ReleaseRequest { leases: grant.held(), feedback: None }).await?;
+    Ok(())
+}
+
+pub async fn release_account<C: RequestSlots + ?Sized>(port: &C, lease: AccountLease) -> anyhow::Result<()> {
+    let leases = HeldLeases { admission: None, account: Some(lease) };
+    port.release(&ReleaseRequest { leases, feedback: None }).await?;
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Contract: how slots end: TTL expiry, fencing, renewal, release feedback, the RAII guard.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure};
+use gateway_core::coordination::{
+    AccountFeedback, AcquireOutcome, AdmissionLimits, Coordination, HeldLeases, Ineligible, LeaseGuard, LeaseStatus,
+    ReleaseRequest, RequestSlots,
+};
+use gateway_core::domain::ClientKeyId;
+use test_support::wait_until;
+
+use super::fixtures::{EXPIRY_DEADLINE, account, candidate, granted, request};
+
+pub async fn leaked_slot_expires_and_stale_token_is_rejected<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+    let a = account(1);
+    let mut short = request(vec![candidate(a, 1)]);
+    short.lease_ttl = Duration::from_millis(300);
+    let leaked = granted(port.acquire(&short).await?)?;
+    // Never released: the holder "died". The slot frees itself by TTL.
+    let successor = wait_until("the leaked slot to expire", EXPIRY_DEADLINE, || {
+        let port = Arc::clone(&port);
+        async move {
+            match port.acquire(&request(vec![candidate(a, 1)])).await {
+                Ok(AcquireOutcome::Granted(grant)) => Some(grant),
+                _ => None,
+            }
+        }
+    })
+    .await?;
+    ensure!(successor.account.token > leaked.account.token, "tokens are monotonic per account");
+
+    // The stale holder comes back: every write carrying its old token is rejected.
+    let stale = HeldLeases { admission: None, account: Some(leaked.account) };
+    let renewed = port.renew(&stale, Duration::from_secs(60)).await?;
+    ensure!(renewed.account == LeaseStatus::Lost, "stale renew rejected: {renewed:?}");
+    ensure!(port.check_account_lease(&leaked.account).await? == LeaseStatus::Lost, "stale fence check fails");
+    let released = port.release(&ReleaseRequest { leases: stale, feedback: None }).await?;
+    ensure!(released.account == LeaseStatus::Lost, "stale release reports lost: {released:?}");
+    ensure!(
+        port.check_account_lease(&successor.account).await? == LeaseStatus::Held,
+        "the stale release did not free the successor's slot"
+    );
+    let busy = port.acquire(&request(vec![candidate(a, 1)])).await?;
+    ensure!(matches!(busy, AcquireOutcome::NoAccount(_)), "successor still holds the only slot: {busy:?}");
+    Ok(())
+}
+
+pub async fn renew_keeps_a_slot_past_its_first_ttl<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+    let key = ClientKeyId(3);
+    let mut wanted = request(vec![candidate(account(1), 1)]);
+    wanted.lease_ttl = Duration::from_millis(300);
+    wanted.admission = Some(AdmissionLimits { client_key: key, max_concurrency: Some(1), requests_per_minute: None });
+    let started = Instant::now();
+    let grant = granted(port.acquire(&wanted).await?)?;
+    let renewed = port.renew(&grant.held(), Duration::from_secs(60)).await?;
+    ensure!(renewed.account == LeaseStatus::Held && renewed.admission == LeaseStatus::Held, "{renewed:?}");
+    wait_until("the first TTL to pass", EXPIRY_DEADLINE, || async {
+        (started.elapsed() > Duration::from_millis(600)).then_some(())
+    })
+    .await?;
+    ensure!(port.check_account_lease(&grant.account).await? == LeaseStatus::Held, "renewed slot outlives its TTL");
+    wanted.request = gateway_core::domain::RequestId::new();
+    let refused = port.acquire(&wanted).await?;
+    ensure!(matches!(refused, AcquireOutcome::AdmissionDenied(_)), "renewed admission slot still counts: {refused:?}");
+    let released = port.release(&ReleaseRequest { leases: grant.held(), feedback: None }).await?;
+    ensure!(released.account == LeaseStatus::Held && released.admission == LeaseStatus::Held, "{released:?}");
+    Ok(())
+}
+
+pub async fn release_applies_account_feedback<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+    let (a, b) = (account(1), account(2));
+    let grant = granted(port.acquire(&request(vec![candidate(a, 5)])).await?)?;
+    let feedback = Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) });
+    let released = port.release(&ReleaseRequest { leases: grant.held(), feedback }).await?;
+    ensure!(released.account == LeaseStatus::Held, "{released:?}");
+    let cooling = port.cooldowns(&[a, b]).await?;
+    ensure!(cooling[0].is_some_and(|until| until > grant.now) && cooling[1].is_none(), "{cooling:?}");
+    let AcquireOutcome::NoAccount(none) = port.acquire(&request(vec![candidate(a, 5)])).await? else {
+        bail!("a cools down")
+    };
+    ensure!(none.all_cooling_down_until() == cooling[0], "engine can answer rate_limited until the deadline");
+
+    let grant = granted(port.acquire(&request(vec![candidate(b, 5)])).await?)?;
+    let feedback = Some(AccountFeedback::ExcludeModel { model: "gpt-5".to_owned(), ttl: Duration::from_secs(60) });
+    port.release(&ReleaseRequest { leases: grant.held(), feedback }).await?;
+    let outcome = port.acquire(&request(vec![candidate(b, 5)])).await?;
+    let excluded = matches!(&outcome, AcquireOutcome::NoAccount(n)
+        if matches!(n.verdicts[0].reason, Ineligible::ModelExcluded { .. }));
+    ensure!(excluded, "b is excluded for gpt-5: {outcome:?}");
+    ensure!(port.model_exclusions(b).await?.iter().any(|e| e.model == "gpt-5"), "exclusion is listed");
+    port.clear_cooldown(a).await?;
+    granted(port.acquire(&request(vec![candidate(a, 5)])).await?)?;
+    Ok(())
+}
+
+pub async fn lease_guard_releases_on_drop_and_panic<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+    let a = account(1);
+    let slots: Arc<dyn RequestSlots> = port.clone();
+    let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
+    // Dropped without release (cancelled request): Drop schedules the release.
+    drop(LeaseGuard::new(Arc::clone(&slots), grant.held()));
+    wait_until("the dropped guard's release", EXPIRY_DEADLINE, || async {
+        matches!(port.check_account_lease(&grant.account).await, Ok(LeaseStatus::Lost)).then_some(())
+    })
+    .await?;
+
+    // A request task that panics while holding its guard.
+    let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
+    let guard = LeaseGuard::new(Arc::clone(&slots), grant.held());
+    let task = tokio::spawn(async move {
+        let _guard = guard;
+        panic!("request handler panicked");
+    });
+    ensure!(task.await.is_err_and(|e| e.is_panic()), "the task panicked");
+    wait_until("the panicked guard's release", EXPIRY_DEADLINE, || async {
+        matches!(port.check_account_lease(&grant.account).await, Ok(LeaseStatus::Lost)).then_some(())
+    })
+    .await?;
+
+    // The normal path: explicit release, exactly once.
+    let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
+    let outcome = LeaseGuard::new(slots, grant.held()).release(None).await?;
+    ensure!(outcome.account == LeaseStatus::Held, "explicit release freed the held slot: {outcome:?}");
+    granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! SPEC §3's budget, measured on a private server's command statistics: one acquire is one
+//! client command (EVALSHA) and one release is one more; no PING, no script load, no MULTI.
+
+use std::time::Duration;
+
+use anyhow::ensure;
+use gateway_core::coordination::{AdmissionLimits, AffinityRequest, RequestSlots, SessionSignal, SignalSource};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
+use gateway_store::redis::{RedisCoordination, RedisSettings};
+use test_support::wait_until;
+
+use super::private_server::PrivateRedis;
+use crate::coordination_contract::fixtures::{candidate, granted, release, request};
+
+/// Calls per command since the last `CONFIG RESETSTAT`, leaving out the statistics commands.
+async fn command_calls(connection: &mut redis::aio::MultiplexedConnection) -> anyhow::Result<Vec<(String, u64)>> {
+    let info: String = redis::cmd("INFO").arg("commandstats").query_async(connection).await?;
+    let mut calls = Vec::new();
+    for line in info.lines().filter_map(|line| line.strip_prefix("cmdstat_")) {
+        let Some((name, stats)) = line.split_once(':') else { continue };
+        if name == "info" || name.starts_with("config") {
+            continue;
+        }
+        let count = stats.split(',').find_map(|field| field.strip_prefix("calls=")).and_then(|n| n.parse().ok());
+        calls.push((name.to_owned(), count.unwrap_or(0)));
+    }
+    Ok(calls)
+}
+
+#[tokio::test]
+async fn acquire_and_release_are_one_round_trip_each() -> anyhow::Result<()> {
+    let server = PrivateRedis::start("round-trips")?;
+    let coordination = RedisCoordination::new(RedisSettings::new(server.url(), "budget"))?;
+    wait_until("the private redis-server", Duration::from_secs(10), || async { coordination.ping().await.ok() })
+        .await?;
+    let mut stats = redis::Client::open(server.url())?.get_multiplexed_async_connection().await?;
+
+    let signal = SessionSignal::parse(SignalSource::SessionHeader, b"s")?;
+    let full_request = || {
+        let mut wanted = request(vec![candidate(AccountId(1), 100), candidate(AccountId(2), 100)]);
+        wanted.admission = Some(AdmissionLimits {
+            client_key: ClientKeyId(1),
+            max_concurrency: Some(100),
+            requests_per_minute: Some(1000),
+        });
+        wanted.affinity = Some(AffinityRequest {
+            key: signal.key(ClientKeyId(1), ProviderKind::Openai),
+            idle_ttl: Duration::from_secs(3600),
+        });
+        wanted
+    };
+    // Warm-up: the server learns the scripts (NOSCRIPT -> EVAL) once.
+    let warm = granted(coordination.acquire(&full_request()).await?)?;
+    release(&coordination, &warm).await?;
+
+    let _: () = redis::cmd("CONFIG").arg("RESETSTAT").query_async(&mut stats).await?;
+    for _ in 0..10 {
+        let grant = granted(coordination.acquire(&full_request()).await?)?;
+        release(&coordination, &grant).await?;
+    }
+    // Command statistics also count the commands scripts run; TIME runs once per script.
+    let calls = command_calls(&mut stats).await?;
+    let count = |name: &str| calls.iter().find(|(n, _)| n == name).map_or(0, |(_, c)| *c);
+    ensure!(count("evalsha") == 20, "10 acquires + 10 releases = 20 EVALSHA: {calls:?}");
+    ensure!(count("time") == 20, "20 script executions: {calls:?}");
+    for extra in ["ping", "eval", "script|load", "hello", "client|setinfo", "unwatch", "multi", "exec"] {
+        ensure!(count(extra) == 0, "no {extra} on the hot path: {calls:?}");
+    }
+    Ok(())
+}
