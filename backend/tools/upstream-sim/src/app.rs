@@ -28,6 +28,6 @@ pub fn router(state: Arc<SimState>) -> Router {
 }
 
 async fn not_found(State(state): State<Arc<SimState>>, request: Request) -> Response {
-    state.record(request.method().as_str(), request.uri(), request.headers(), b"", None);
+    state.record(request.method().as_str(), &crate::request::original_uri(&request), request.headers(), b"", None);
     plain_error(StatusCode::NOT_FOUND, "Not Found")
 }

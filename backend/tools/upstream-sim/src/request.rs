@@ -16,6 +16,15 @@ use crate::conn::ConnControl;
 /// Bodies above this size are refused with 413.
 pub const MAX_BODY_BYTES: usize = 64 << 20;
 
+/// The URI as received, before `Router::nest` stripped a prefix (set by the accept loop).
+#[derive(Debug, Clone)]
+pub struct OriginalUri(pub Uri);
+
+/// The URI as the client sent it.
+pub fn original_uri(request: &Request) -> Uri {
+    request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |o| o.0.clone())
+}
+
 /// A request with its body read and decoded.
 pub struct Received {
     pub method: Method,
@@ -48,7 +57,7 @@ impl Received {
         Ok(Self {
             control: parts.extensions.get::<Arc<ConnControl>>().cloned(),
             method: parts.method,
-            uri: parts.uri,
+            uri: parts.extensions.get::<OriginalUri>().map_or(parts.uri, |o| o.0.clone()),
             headers: parts.headers,
             body,
         })

@@ -59,6 +59,9 @@ pub struct Directive {
     pub reasoning_tokens: Option<u64>,
     /// xAI `usage.cost_in_usd_ticks`.
     pub cost_ticks: Option<u64>,
+    /// xAI only: emit the `ping` and `response.doom_loop_check` events (default true). The
+    /// OpenAI Node SDK's stream helper rejects them, so a gateway must drop them.
+    pub xai_extras: Option<bool>,
 }
 
 impl Directive {
@@ -159,6 +162,7 @@ impl Directive {
             "cached_tokens" => self.cached_tokens = num(key, &value)?,
             "reasoning_tokens" => self.reasoning_tokens = num(key, &value)?,
             "cost_ticks" => self.cost_ticks = num(key, &value)?,
+            "xai_extras" => self.xai_extras = Some(flag(&value)),
             other => return Err(format!("unknown sim directive key `{other}`")),
         }
         Ok(())
@@ -193,7 +197,8 @@ impl Directive {
             output_tokens,
             cached_tokens,
             reasoning_tokens,
-            cost_ticks
+            cost_ticks,
+            xai_extras
         );
         self
     }

@@ -36,6 +36,8 @@ pub async fn serve(listener: TcpListener, router: Router, shutdown: Cancellation
         let router = router.clone();
         let service = hyper::service::service_fn(move |mut request: http::Request<Incoming>| {
             request.extensions_mut().insert(control.clone());
+            let original = crate::request::OriginalUri(request.uri().clone());
+            request.extensions_mut().insert(original);
             router.clone().oneshot(request)
         });
         connections.spawn(async move {

@@ -72,6 +72,8 @@ pub struct TurnSpec {
     pub tool: Option<(String, String)>,
     pub end: End,
     pub usage: Usage,
+    /// xAI `ping` / `response.doom_loop_check` events.
+    pub xai_extras: bool,
 }
 
 impl TurnSpec {
@@ -137,6 +139,7 @@ impl TurnSpec {
             deltas: if prewarm { 0 } else { deltas },
             tool: if prewarm { None } else { tool },
             end: if prewarm { End::Completed } else { end },
+            xai_extras: flavor == Flavor::Xai && directive.xai_extras.unwrap_or(true) && !prewarm,
             usage: Usage {
                 input,
                 output,
@@ -184,7 +187,7 @@ impl TurnSpec {
     pub fn build(&self) -> Template {
         let mut events = EventList::default();
         events.push("response.created", json!({"response": self.response("in_progress", json!([]), Value::Null)}));
-        if self.flavor == Flavor::Xai && !self.prewarm {
+        if self.xai_extras {
             events.push("ping", json!({}));
         }
         events.push("response.in_progress", json!({"response": self.response("in_progress", json!([]), Value::Null)}));
@@ -202,7 +205,7 @@ impl TurnSpec {
         {
             output.push(function_call_events(&mut events, output.len(), name, args));
         }
-        if self.flavor == Flavor::Xai && !self.prewarm {
+        if self.xai_extras {
             events.push("response.doom_loop_check", json!({"response_id": Self::response_id(), "looping": false}));
         }
         let output = Value::Array(output);
@@ -258,13 +261,21 @@ impl TurnSpec {
                 let ciphertext = STANDARD_NO_PAD.encode(filler_bytes(96));
                 events.push(
                     "response.output_item.added",
-                    json!({"output_index": index, "item": {"id": id, "type": "reasoning", "summary": [], "status": "in_progress"}}),
+                    json!({"output_index": index, "item": {"id": id, "type": "reasoning", "summary": [], "content": [], "status": "in_progress"}}),
                 );
                 let base = json!({"item_id": id, "output_index": index, "content_index": 0});
+                events.push(
+                    "response.content_part.added",
+                    with(&base, "part", json!({"type": "reasoning_text", "text": ""})),
+                );
                 for piece in split(REASONING_SUMMARY, 2) {
                     events.push("response.reasoning_text.delta", with(&base, "delta", json!(piece)));
                 }
                 events.push("response.reasoning_text.done", with(&base, "text", json!(REASONING_SUMMARY)));
+                events.push(
+                    "response.content_part.done",
+                    with(&base, "part", json!({"type": "reasoning_text", "text": REASONING_SUMMARY})),
+                );
                 let item = json!({
                     "id": id, "type": "reasoning", "status": "completed", "summary": [],
                     "content": [{"type": "reasoning_text", "text": REASONING_SUMMARY}],

@@ -33,13 +33,14 @@ pub async fn upgrade(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     request: Request,
 ) -> Response {
+    let uri = crate::request::original_uri(&request);
     let (parts, _) = request.into_parts();
     let authorized = authorize(&state, &parts.headers);
     let account_id = match &authorized {
         Ok(account) => Some(account.id.clone()),
         Err((account, _)) => account.as_ref().map(|a| a.id.clone()),
     };
-    state.record("GET", &parts.uri, &parts.headers, b"", account_id);
+    state.record("GET", &uri, &parts.headers, b"", account_id);
     let account = match authorized {
         Ok(account) => account,
         Err((_, response)) => return response,
@@ -71,7 +72,7 @@ pub async fn upgrade(
         state: state.clone(),
         account_id: account.id.clone(),
         headers: parts.headers.clone(),
-        uri: parts.uri.clone(),
+        uri,
         control: parts.extensions.get::<Arc<ConnControl>>().cloned(),
         born: Instant::now(),
         last: None,
@@ -190,15 +191,17 @@ impl Socket {
             let _ = send(socket, frame).await;
             return Next::Close;
         }
-        let own = match Directive::from_body(frame)
-            .and_then(|d| Ok(d.overlay(&Directive::from_headers(&self.headers)?)))
-        {
-            Ok(directive) => directive,
-            Err(message) => {
-                return send(socket, error_frame(400, "invalid_request_error", "invalid_sim_directive", &message, None))
+        let own =
+            match Directive::from_body(frame).and_then(|d| Ok(d.overlay(&Directive::from_headers(&self.headers)?))) {
+                Ok(directive) => directive,
+                Err(message) => {
+                    return send(
+                        socket,
+                        error_frame(400, "invalid_request_error", "invalid_sim_directive", &message, None),
+                    )
                     .await;
-            }
-        };
+                }
+            };
         let previous = frame.get("previous_response_id").and_then(Value::as_str);
         let inherited = match (previous, &self.last) {
             (None, _) => Directive::default(),

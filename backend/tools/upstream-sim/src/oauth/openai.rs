@@ -37,7 +37,7 @@ async fn authorize_page(
     Query(params): Query<HashMap<String, String>>,
     request: Request,
 ) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     authorize(&state, Provider::Openai, &params)
 }
 

@@ -66,7 +66,7 @@ async fn authorize_page(
     Query(params): Query<HashMap<String, String>>,
     request: Request,
 ) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     authorize(&state, Provider::Xai, &params)
 }
 
@@ -171,7 +171,7 @@ async fn device_code(State(state): State<Arc<SimState>>, request: Request) -> Re
 }
 
 async fn userinfo(State(state): State<Arc<SimState>>, request: Request) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     let token = crate::request::bearer(request.headers()).unwrap_or("");
     match state.authenticate(token, Provider::Xai) {
         Ok(account) => json_response(

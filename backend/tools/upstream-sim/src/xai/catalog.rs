@@ -45,7 +45,7 @@ fn model_entry(id: &str, context: u64, max_completion: u64, efforts: &[&str]) ->
 }
 
 pub async fn models(State(state): State<Arc<SimState>>, request: Request) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     let headers = request.headers();
     if let Err(response) = gate(&state, headers) {
         return response;
@@ -58,7 +58,7 @@ pub async fn models(State(state): State<Arc<SimState>>, request: Request) -> Res
 }
 
 pub async fn billing(State(state): State<Arc<SimState>>, request: Request) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     let headers = request.headers();
     if let Err(response) = gate(&state, headers) {
         return response;

@@ -105,7 +105,7 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
 
 /// `GET {xai}/v1/responses/{id}`: a stored response of the caller's account.
 pub async fn retrieve(State(state): State<Arc<SimState>>, Path(id): Path<String>, request: Request) -> Response {
-    state.record("GET", request.uri(), request.headers(), b"", None);
+    state.record("GET", &crate::request::original_uri(&request), request.headers(), b"", None);
     let headers = request.headers();
     let account = match gate(&state, headers).and_then(|()| authorize(&state, headers)) {
         Ok(account) => account,
@@ -124,7 +124,7 @@ pub async fn retrieve(State(state): State<Arc<SimState>>, Path(id): Path<String>
 
 /// `DELETE {xai}/v1/responses/{id}`.
 pub async fn delete(State(state): State<Arc<SimState>>, Path(id): Path<String>, request: Request) -> Response {
-    state.record("DELETE", request.uri(), request.headers(), b"", None);
+    state.record("DELETE", &crate::request::original_uri(&request), request.headers(), b"", None);
     let headers = request.headers();
     let account = match gate(&state, headers).and_then(|()| authorize(&state, headers)) {
         Ok(account) => account,
