@@ -5,16 +5,20 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
-use bytes::Bytes;
-
 use crate::account::{Account, AccountPatch, AccountSpec, AccountView, Provider};
 use crate::config::{Settings, SettingsPatch, SimConfig};
-use crate::ids::{now_millis, now_unix, token};
+use crate::ids::{now_millis, now_unix};
 use crate::record::{RecordedRequest, Recorder};
 use crate::script::Directive;
 use crate::template::TemplateCache;
 use crate::tokens::{AccessRecord, RefreshOutcome, RefreshRecord, RefreshState, TokenSet, mint};
 use crate::turn::TurnSpec;
+
+mod login;
+mod stored;
+
+pub use login::{AuthCode, DeviceDecision, DeviceFlow, DeviceStatus};
+pub use stored::StoredResponse;
 
 /// Why a state operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,66 +47,6 @@ pub enum AuthFailure {
     /// Known but expired or revoked; the account is still identified (for rate-limit headers).
     Expired(Box<Account>),
 }
-
-/// An authorization code waiting to be exchanged.
-#[derive(Debug, Clone)]
-pub struct AuthCode {
-    pub provider: Provider,
-    pub account_id: String,
-    pub client_id: String,
-    pub redirect_uri: String,
-    pub code_challenge: String,
-    pub nonce: Option<String>,
-    pub expires_at: u64,
-}
-
-/// State of a device-code login.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceStatus {
-    Pending,
-    Approved {
-        account_id: String,
-    },
-    Denied,
-    Expired,
-    /// Answer the next poll with `slow_down`, then pending again.
-    SlowDown,
-    /// Tokens were handed out; further polls fail.
-    Redeemed,
-}
-
-/// A device-code login in progress.
-#[derive(Debug, Clone)]
-pub struct DeviceFlow {
-    pub provider: Provider,
-    /// `device_auth_id` (OpenAI) or `device_code` (xAI).
-    pub device_id: String,
-    pub user_code: String,
-    pub created_at: u64,
-    pub nonce: Option<String>,
-    pub status: DeviceStatus,
-}
-
-/// How a device flow is resolved by the control API.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeviceDecision {
-    #[default]
-    Approve,
-    Deny,
-    Expire,
-    SlowDown,
-}
-
-/// An xAI response kept for `previous_response_id` (store: true).
-#[derive(Debug, Clone)]
-pub struct StoredResponse {
-    pub account_id: String,
-    pub directive: Directive,
-    pub response: Bytes,
-}
-
-const STORED_RESPONSES_LIMIT: usize = 10_000;
 
 #[derive(Default)]
 struct Inner {
@@ -361,83 +305,6 @@ impl SimState {
         Ok(())
     }
 
-    // ---- authorization codes and device flows ---------------------------------------------
-
-    pub fn issue_code(&self, code: AuthCode) -> String {
-        let value = token("ac_sim_");
-        self.inner().codes.insert(value.clone(), code);
-        value
-    }
-
-    /// Takes a code (single use).
-    pub fn take_code(&self, code: &str) -> Option<AuthCode> {
-        self.inner().codes.remove(code).filter(|c| c.expires_at > now_unix())
-    }
-
-    pub fn start_device_flow(&self, provider: Provider, nonce: Option<String>) -> DeviceFlow {
-        let flow = DeviceFlow {
-            provider,
-            device_id: token(if provider == Provider::Openai { "deviceauth_" } else { "xai-dc-" }),
-            user_code: crate::ids::user_code(),
-            created_at: now_unix(),
-            nonce,
-            status: DeviceStatus::Pending,
-        };
-        self.inner().devices.push(flow.clone());
-        flow
-    }
-
-    /// Looks up a device flow by its device id; `slow_down` is answered once.
-    pub fn poll_device_flow(&self, device_id: &str) -> Option<DeviceFlow> {
-        let mut inner = self.inner();
-        let flow = inner.devices.iter_mut().find(|f| f.device_id == device_id)?;
-        if flow.status == DeviceStatus::Pending && now_unix() > flow.created_at + 900 {
-            flow.status = DeviceStatus::Expired;
-        }
-        let seen = flow.clone();
-        match flow.status {
-            DeviceStatus::SlowDown => flow.status = DeviceStatus::Pending,
-            DeviceStatus::Approved { .. } => flow.status = DeviceStatus::Redeemed,
-            _ => {}
-        }
-        Some(seen)
-    }
-
-    /// Resolves a pending device flow (`user_code` None = the newest pending one).
-    pub fn decide_device_flow(
-        &self,
-        user_code: Option<&str>,
-        account_id: Option<&str>,
-        decision: DeviceDecision,
-    ) -> Result<DeviceFlow, StateError> {
-        let mut inner = self.inner();
-        let index = inner
-            .devices
-            .iter()
-            .rposition(|f| f.status == DeviceStatus::Pending && user_code.is_none_or(|code| f.user_code == code))
-            .ok_or_else(|| StateError::NotFound("pending device flow".into()))?;
-        let provider = inner.devices[index].provider;
-        let status = match decision {
-            DeviceDecision::Approve => {
-                let account = match account_id {
-                    Some(id) => inner.accounts.get(id).filter(|a| a.provider == provider),
-                    None => inner.accounts.values().find(|a| a.provider == provider),
-                }
-                .ok_or_else(|| StateError::NotFound("account for the device flow".into()))?;
-                DeviceStatus::Approved { account_id: account.id.clone() }
-            }
-            DeviceDecision::Deny => DeviceStatus::Denied,
-            DeviceDecision::Expire => DeviceStatus::Expired,
-            DeviceDecision::SlowDown => DeviceStatus::SlowDown,
-        };
-        inner.devices[index].status = status;
-        Ok(inner.devices[index].clone())
-    }
-
-    pub fn device_flows(&self) -> Vec<DeviceFlow> {
-        self.inner().devices.clone()
-    }
-
     // ---- per-request behaviour ------------------------------------------------------------
 
     /// Queues `directive` for the next `count` inference requests of the account.
@@ -473,27 +340,6 @@ impl SimState {
         }
         account.consume();
         Ok(account.clone())
-    }
-
-    // ---- xAI stored responses -------------------------------------------------------------
-
-    pub fn store_response(&self, id: String, stored: StoredResponse) {
-        let mut inner = self.inner();
-        while inner.stored_order.len() >= STORED_RESPONSES_LIMIT {
-            if let Some(old) = inner.stored_order.pop_front() {
-                inner.stored.remove(&old);
-            }
-        }
-        inner.stored_order.push_back(id.clone());
-        inner.stored.insert(id, stored);
-    }
-
-    pub fn stored_response(&self, id: &str) -> Option<StoredResponse> {
-        self.inner().stored.get(id).cloned()
-    }
-
-    pub fn delete_stored_response(&self, id: &str) -> bool {
-        self.inner().stored.remove(id).is_some()
     }
 
     // ---- recording ------------------------------------------------------------------------
