@@ -190,7 +190,12 @@ impl TurnSpec {
         if self.xai_extras {
             events.push("ping", json!({}));
         }
-        events.push("response.in_progress", json!({"response": self.response("in_progress", json!([]), Value::Null)}));
+        if !self.prewarm {
+            events.push(
+                "response.in_progress",
+                json!({"response": self.response("in_progress", json!([]), Value::Null)}),
+            );
+        }
         let failed = matches!(self.end, End::Failed { .. });
         let mut output = Vec::new();
         if self.reasoning {
