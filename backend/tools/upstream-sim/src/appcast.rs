@@ -1,0 +1,85 @@
+//! Version sources for the gateway's request-profile checks: a Sparkle-style appcast for the
+//! Codex desktop app (`/appcast.xml`, plus `/appcast.json`) and an npm-registry-shaped
+//! `latest` document for the Grok CLI (`/npm/{package}`, `/npm/{package}/latest`).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http::{HeaderValue, StatusCode, header};
+use serde_json::json;
+
+use crate::request::json_response;
+use crate::state::SimState;
+
+pub fn router() -> Router<Arc<SimState>> {
+    Router::new()
+        .route("/appcast.xml", get(xml))
+        .route("/appcast.json", get(json_doc))
+        .route("/npm/{package}", get(packument))
+        .route("/npm/{package}/latest", get(latest))
+        .route("/npm/{scope}/{name}", get(scoped_packument))
+        .route("/npm/{scope}/{name}/latest", get(scoped_latest))
+}
+
+async fn xml(State(state): State<Arc<SimState>>) -> Response {
+    let settings = state.settings();
+    let (version, build) = (settings.appcast_version, settings.appcast_build);
+    let url = format!("{}/appcast/Codex-{version}.zip", state.base_url);
+    let body = format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0" xmlns:sparkle="http://www.andymatuschak.org/xml-namespaces/sparkle">
+  <channel>
+    <title>Codex</title>
+    <item>
+      <title>{version}</title>
+      <pubDate>Thu, 01 Jan 2026 00:00:00 +0000</pubDate>
+      <sparkle:version>{build}</sparkle:version>
+      <sparkle:shortVersionString>{version}</sparkle:shortVersionString>
+      <sparkle:minimumSystemVersion>14.0</sparkle:minimumSystemVersion>
+      <enclosure url="{url}" length="0" type="application/octet-stream" sparkle:edSignature="c2lt"/>
+    </item>
+  </channel>
+</rss>
+"#
+    );
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"))], body).into_response()
+}
+
+async fn json_doc(State(state): State<Arc<SimState>>) -> Response {
+    let settings = state.settings();
+    let url = format!("{}/appcast/Codex-{}.zip", state.base_url, settings.appcast_version);
+    json_response(
+        StatusCode::OK,
+        &json!({"version": settings.appcast_version, "build": settings.appcast_build, "url": url}),
+    )
+}
+
+fn packument_body(state: &SimState, name: &str) -> Response {
+    let version = state.settings().grok_cli_version;
+    json_response(
+        StatusCode::OK,
+        &json!({"name": name, "dist-tags": {"latest": version}, "versions": {version.clone(): {"name": name, "version": version}}}),
+    )
+}
+
+async fn packument(State(state): State<Arc<SimState>>, Path(package): Path<String>) -> Response {
+    packument_body(&state, &package)
+}
+
+async fn latest(State(state): State<Arc<SimState>>, Path(package): Path<String>) -> Response {
+    json_response(StatusCode::OK, &json!({"name": package, "version": state.settings().grok_cli_version}))
+}
+
+async fn scoped_packument(State(state): State<Arc<SimState>>, Path((scope, name)): Path<(String, String)>) -> Response {
+    packument_body(&state, &format!("{scope}/{name}"))
+}
+
+async fn scoped_latest(State(state): State<Arc<SimState>>, Path((scope, name)): Path<(String, String)>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({"name": format!("{scope}/{name}"), "version": state.settings().grok_cli_version}),
+    )
+}

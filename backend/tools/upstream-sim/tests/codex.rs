@@ -1,0 +1,5 @@
+mod catalog;
+mod compact;
+mod responses;
+mod usage;
+mod websocket;

@@ -1,0 +1,174 @@
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use upstream_sim::{AccountPatch, SettingsPatch, SimHandle, TokenSet};
+
+use crate::support::sim_with_openai;
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+fn ws_url(sim: &SimHandle) -> String {
+    format!("{}/responses", sim.codex_base_url().replacen("http://", "ws://", 1))
+}
+
+async fn connect(sim: &SimHandle, tokens: &TokenSet, beta: bool) -> Result<Socket, WsError> {
+    let mut request = ws_url(sim).into_client_request().expect("request");
+    let headers = request.headers_mut();
+    headers.insert("authorization", format!("Bearer {}", tokens.access_token).parse().expect("header"));
+    headers.insert("chatgpt-account-id", tokens.account_id.parse().expect("header"));
+    if beta {
+        headers.insert("openai-beta", "responses_websockets=2026-02-06".parse().expect("header"));
+    }
+    tokio_tungstenite::connect_async(request).await.map(|(socket, _)| socket)
+}
+
+async fn send(socket: &mut Socket, frame: Value) {
+    socket.send(Message::text(frame.to_string())).await.expect("send");
+}
+
+async fn next_json(socket: &mut Socket) -> Value {
+    loop {
+        match socket.next().await.expect("socket open").expect("frame") {
+            Message::Text(text) => return serde_json::from_str(text.as_str()).expect("json frame"),
+            Message::Ping(_) | Message::Pong(_) => {}
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+}
+
+/// Frames up to and including a terminal event or an error.
+async fn turn(socket: &mut Socket) -> Vec<Value> {
+    let mut frames = Vec::new();
+    loop {
+        let frame = next_json(socket).await;
+        let kind = frame["type"].as_str().unwrap_or_default().to_owned();
+        frames.push(frame);
+        if matches!(kind.as_str(), "response.completed" | "response.failed" | "response.incomplete" | "error") {
+            return frames;
+        }
+    }
+}
+
+fn create(text: &str) -> Value {
+    json!({
+        "type": "response.create",
+        "model": "gpt-5.4",
+        "store": false,
+        "stream": true,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],
+    })
+}
+
+fn types(frames: &[Value]) -> Vec<&str> {
+    frames.iter().map(|f| f["type"].as_str().unwrap_or_default()).collect()
+}
+
+#[tokio::test]
+async fn upgrade_needs_the_beta_header_and_an_account_that_allows_it() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    match connect(&sim, &tokens, false).await {
+        Err(WsError::Http(response)) => assert_eq!(response.status(), 426),
+        other => panic!("expected 426, got {:?}", other.map(|_| ())),
+    }
+    sim.update_account("acct", AccountPatch { ws_refused: Some(true), ..Default::default() }).expect("account");
+    match connect(&sim, &tokens, true).await {
+        Err(WsError::Http(response)) => assert_eq!(response.status(), 426),
+        other => panic!("expected 426, got {:?}", other.map(|_| ())),
+    }
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn prewarm_then_previous_response_id_chain() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    let mut prewarm = create("sim: text='over ws' events=2");
+    prewarm["generate"] = json!(false);
+    send(&mut socket, prewarm).await;
+    let frames = turn(&mut socket).await;
+    assert_eq!(
+        types(&frames),
+        ["codex.rate_limits", "codex.response.metadata", "response.created", "response.completed"]
+    );
+    assert_eq!(frames[0]["rate_limits"]["primary"]["window_minutes"], 300);
+    let prewarm_id = frames[3]["response"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(frames[3]["response"]["output"], json!([]));
+
+    let follow = json!({"type": "response.create", "model": "gpt-5.4", "store": false, "previous_response_id": prewarm_id, "input": []});
+    send(&mut socket, follow).await;
+    let frames = turn(&mut socket).await;
+    let completed = frames.last().expect("terminal");
+    assert_eq!(completed["type"], "response.completed");
+    assert_eq!(completed["response"]["output"][0]["content"][0]["text"], "over ws");
+    let seqs: Vec<u64> = frames[2..].iter().map(|f| f["sequence_number"].as_u64().expect("seq")).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]));
+
+    let stale = json!({"type": "response.create", "model": "gpt-5.4", "store": false, "previous_response_id": prewarm_id, "input": []});
+    send(&mut socket, stale).await;
+    let error = next_json(&mut socket).await;
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["status"], 400);
+    assert_eq!(error["error"]["code"], "previous_response_not_found");
+    assert_eq!(error["error"]["param"], "previous_response_id");
+
+    send(&mut socket, create("still usable")).await;
+    assert_eq!(turn(&mut socket).await.last().expect("terminal")["type"], "response.completed");
+
+    socket.send(Message::Ping("p".into())).await.expect("ping");
+    let pong = socket.next().await.expect("open").expect("frame");
+    assert_eq!(pong, Message::Pong("p".into()));
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn quota_and_scripted_errors_arrive_as_error_frames() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    send(&mut socket, create("sim: status=503 code=server_is_overloaded")).await;
+    let error = next_json(&mut socket).await;
+    assert_eq!(error["status"], 503);
+    assert_eq!(error["error"]["code"], "server_is_overloaded");
+
+    sim.exhaust_quota("acct").expect("account");
+    send(&mut socket, create("hi")).await;
+    let error = next_json(&mut socket).await;
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["status"], 429);
+    assert_eq!(error["error"]["type"], "usage_limit_reached");
+    assert!(error["error"]["resets_at"].as_u64().is_some());
+    assert_eq!(error["headers"]["x-codex-primary-used-percent"], "100");
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn connection_age_limit() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    sim.update_settings(SettingsPatch { ws_max_age_secs: Some(0), ..Default::default() });
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    send(&mut socket, create("hi")).await;
+    let error = next_json(&mut socket).await;
+    assert_eq!(error["error"]["code"], "websocket_connection_limit_reached");
+    assert!(matches!(socket.next().await, Some(Ok(Message::Close(_))) | None));
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn scripted_drop_ends_without_a_close_frame() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    send(&mut socket, create("sim: drop_after=4")).await;
+    let mut seen = 0;
+    loop {
+        match socket.next().await {
+            Some(Ok(Message::Text(_))) => seen += 1,
+            Some(Ok(Message::Close(_))) => panic!("a drop sends no close frame"),
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => break,
+        }
+    }
+    assert_eq!(seen, 2 + 4, "rate limits + metadata + 4 events");
+    sim.shutdown().await;
+}

@@ -1,0 +1,3 @@
+mod device;
+mod openai;
+mod xai;
