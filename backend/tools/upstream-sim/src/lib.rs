@@ -228,6 +228,12 @@ impl SimHandle {
         self.state.clear_requests();
     }
 
+    /// The exact SSE bytes the Codex backend sent for `response_id` (fast-path responses only,
+    /// the last 256).
+    pub fn sent_bytes(&self, response_id: &str) -> Option<bytes::Bytes> {
+        self.state.sent_bytes(response_id)
+    }
+
     pub fn settings(&self) -> Settings {
         self.state.settings()
     }

@@ -68,6 +68,9 @@ pub struct SimState {
     settings: RwLock<Settings>,
     inner: Mutex<Inner>,
     records: Mutex<Recorder>,
+    /// The exact SSE bytes of the last fast-path Codex responses, by response id, so a test can
+    /// compare what a client behind a proxy received with what the upstream sent.
+    sent: Mutex<std::collections::VecDeque<(String, bytes::Bytes)>>,
     pub turns: TemplateCache<TurnSpec>,
     /// Cancelled by `SimHandle::shutdown`: stops the accept loop and open WebSockets.
     pub shutdown: tokio_util::sync::CancellationToken,
@@ -81,6 +84,7 @@ impl SimState {
             base_url,
             inner: Mutex::new(Inner::default()),
             records: Mutex::new(Recorder::default()),
+            sent: Mutex::new(std::collections::VecDeque::new()),
             turns: TemplateCache::new(1_024),
             shutdown: tokio_util::sync::CancellationToken::new(),
             chats: TemplateCache::new(256),
@@ -379,6 +383,21 @@ impl SimState {
 
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.records.lock().unwrap_or_else(PoisonError::into_inner).list()
+    }
+
+    /// Keeps the bytes sent for `response_id` (the last 256 responses).
+    pub fn remember_sent(&self, response_id: String, bytes: bytes::Bytes) {
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        if sent.len() >= 256 {
+            sent.pop_front();
+        }
+        sent.push_back((response_id, bytes));
+    }
+
+    /// The exact bytes sent for `response_id`, if still kept.
+    pub fn sent_bytes(&self, response_id: &str) -> Option<bytes::Bytes> {
+        let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        sent.iter().rev().find(|(id, _)| id == response_id).map(|(_, b)| b.clone())
     }
 
     pub fn clear_requests(&self) {

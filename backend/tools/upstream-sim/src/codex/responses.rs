@@ -77,6 +77,15 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
     let template = state.turns.get_or_build(&spec, || spec.build());
     let mut headers = answer_headers(&state, Some(&account), &received.headers);
     set_header(&mut headers, "openai-model", &model);
-    let body = sse_body(template, Ids::fresh(), Delivery::from_directive(&directive), received.control.clone());
+    let ids = Ids::fresh();
+    let delivery = Delivery::from_directive(&directive);
+    let body = if delivery.is_fast() {
+        let bytes = template.sse_whole.render(&ids);
+        state.remember_sent(ids.with_prefix("resp_"), bytes.clone());
+        // Streamed like the paced path (chunked, no Content-Length), as the real backend does.
+        axum::body::Body::from_stream(futures_util::stream::once(async move { Ok::<_, std::io::Error>(bytes) }))
+    } else {
+        sse_body(template, ids, delivery, received.control.clone())
+    };
     sse_response(body, headers)
 }
