@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod claims;
 pub mod classify;
 pub mod credential;
+pub mod import;
 pub mod provider;
 pub mod rate_limits;
 pub mod refresh;
