@@ -1,7 +1,35 @@
 //! The nouns of the gateway, shared by the engine, the admin use cases and the adapters.
 
+pub mod account;
+pub mod client_key;
+pub mod closed_set;
+pub mod credential;
+pub mod group;
 pub mod ids;
+pub mod model_request;
+pub mod money;
+pub mod ops_event;
 pub mod provider;
+pub mod request_usage;
+pub mod revision;
+pub mod runtime_settings;
+pub mod send_state;
 
+pub use account::{
+    AccountProfile, AccountRecord, CredentialFacts, CredentialState, ProviderData, QuotaFacts, QuotaState,
+    SchedulingFacts, Weight,
+};
+pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope};
+pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
+pub use group::AccountGroup;
 pub use ids::{AccountId, ClientKeyId, GroupId, RequestId};
+pub use model_request::{
+    GroupRef, ModelRequestRecord, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Transport,
+};
+pub use money::NanoUsd;
+pub use ops_event::{OpsEvent, OpsLevel};
 pub use provider::ProviderKind;
+pub use request_usage::{LatencySplits, TokenUsage};
+pub use revision::{ConfigRevision, CredentialRevision, QuotaRevision};
+pub use runtime_settings::{RotationStrategy, RuntimeSettings};
+pub use send_state::SendState;

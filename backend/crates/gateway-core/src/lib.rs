@@ -12,3 +12,4 @@
 //! - after the downstream commit no retry and no fallback happen.
 
 pub mod domain;
+pub mod ports;

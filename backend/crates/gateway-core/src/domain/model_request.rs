@@ -1,0 +1,140 @@
+//! The `model_requests` projection: one row per client request (invariant 1), written from
+//! observations (a start, then progress/terminal updates). Attempts live in the row's JSON.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::domain::closed_set::closed_set;
+use crate::domain::ids::{AccountId, ClientKeyId, GroupId, RequestId};
+use crate::domain::money::NanoUsd;
+use crate::domain::provider::ProviderKind;
+use crate::domain::request_usage::{LatencySplits, TokenUsage};
+use crate::domain::send_state::SendState;
+
+closed_set!(
+    RequestStatus as "request status" {
+        Running = "running",
+        Completed = "completed",
+        Failed = "failed",
+        /// Cut short (stale recovery, client gone mid-stream after commit, upstream incomplete).
+        Incomplete = "incomplete",
+        Cancelled = "cancelled",
+    }
+);
+
+impl RequestStatus {
+    pub fn is_terminal(self) -> bool {
+        self != Self::Running
+    }
+}
+
+closed_set!(
+    /// How the client reached the gateway.
+    Transport as "transport" {
+        Http = "http",
+        Websocket = "websocket",
+    }
+);
+
+/// A group as it was when the request started (its name may change later).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRef {
+    pub id: GroupId,
+    pub name: String,
+}
+
+/// The client key's account scope frozen at request start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RoutingSnapshot {
+    All,
+    Groups(Vec<GroupRef>),
+}
+
+/// The observation written when a request starts (before anything can reach upstream).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestStart {
+    pub id: RequestId,
+    pub client_key_id: Option<ClientKeyId>,
+    pub requested_model: String,
+    /// Dotted snake_case operation, e.g. `responses.create`, `chat.completions`.
+    pub operation: String,
+    pub transport: Transport,
+    pub stream: bool,
+    pub routing: RoutingSnapshot,
+    pub started_at: OffsetDateTime,
+    /// After this instant a still-running row is considered stale and recovered as `incomplete`.
+    pub deadline_at: OffsetDateTime,
+}
+
+/// A later observation of a request: progress (`status = Running`) or terminal. `None` fields
+/// keep the stored value. The store applies the monotone rules in SQL: the send-state watermark
+/// never falls, and a terminal row is never changed again (only its watermark can still rise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestUpdate {
+    pub id: RequestId,
+    pub status: RequestStatus,
+    pub send_state: SendState,
+    pub provider: Option<ProviderKind>,
+    pub account_id: Option<AccountId>,
+    pub upstream_model: Option<String>,
+    pub http_status: Option<u16>,
+    pub error_code: Option<String>,
+    /// The full attempts array (JSON array of attempt objects); replaces the stored one.
+    pub attempts: Option<serde_json::Value>,
+    pub usage: Option<TokenUsage>,
+    pub cost: Option<NanoUsd>,
+    pub service_tier: Option<String>,
+    pub client_response_id: Option<Vec<u8>>,
+    pub upstream_response_id: Option<Vec<u8>>,
+    pub downstream_committed_at: Option<OffsetDateTime>,
+    /// Required for a terminal status; ignored for progress.
+    pub finished_at: Option<OffsetDateTime>,
+    pub latency: LatencySplits,
+}
+
+impl RequestUpdate {
+    /// An update that changes nothing but what the caller then sets.
+    pub fn new(id: RequestId, status: RequestStatus, send_state: SendState) -> Self {
+        Self {
+            id,
+            status,
+            send_state,
+            provider: None,
+            account_id: None,
+            upstream_model: None,
+            http_status: None,
+            error_code: None,
+            attempts: None,
+            usage: None,
+            cost: None,
+            service_tier: None,
+            client_response_id: None,
+            upstream_response_id: None,
+            downstream_committed_at: None,
+            finished_at: None,
+            latency: LatencySplits::default(),
+        }
+    }
+}
+
+/// A stored request row, as read back (admin usage views, tests).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequestRecord {
+    pub start: RequestStart,
+    pub status: RequestStatus,
+    pub send_state: SendState,
+    pub provider: Option<ProviderKind>,
+    pub account_id: Option<AccountId>,
+    pub upstream_model: Option<String>,
+    pub http_status: Option<u16>,
+    pub error_code: Option<String>,
+    pub attempts: serde_json::Value,
+    pub usage: Option<TokenUsage>,
+    pub cost: Option<NanoUsd>,
+    pub service_tier: Option<String>,
+    pub client_response_id: Option<Vec<u8>>,
+    pub upstream_response_id: Option<Vec<u8>>,
+    pub downstream_committed_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+    pub latency: LatencySplits,
+}

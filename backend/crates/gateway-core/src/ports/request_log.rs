@@ -1,0 +1,29 @@
+//! The `model_requests` projection, written by the observation flush worker and maintained by
+//! the stale-recovery and retention workers.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use crate::domain::{ModelRequestRecord, RequestId, RequestStart, RequestUpdate};
+use crate::ports::storage_error::StorageError;
+
+#[async_trait]
+pub trait RequestLog: Send + Sync {
+    /// Inserts request starts in one statement; an id already stored is skipped (idempotent).
+    /// A client key deleted meanwhile is stored as NULL. Returns the rows inserted.
+    async fn record_starts(&self, starts: &[RequestStart]) -> Result<u64, StorageError>;
+
+    /// Applies progress and terminal updates in order, in one transaction. The send-state
+    /// watermark never falls and a terminal row is never changed back (enforced in SQL).
+    /// Returns the rows that changed; an unknown id is skipped.
+    async fn record_updates(&self, updates: &[RequestUpdate]) -> Result<u64, StorageError>;
+
+    /// Marks at most `limit` rows still `running` past their `deadline_at` as `incomplete`
+    /// (`error_code = stale_recovered`). Never replays anything. Returns the recovered ids.
+    async fn recover_stale(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<RequestId>, StorageError>;
+
+    /// Deletes at most `limit` finished rows started before `cutoff`, oldest first.
+    async fn delete_requests_before(&self, cutoff: OffsetDateTime, limit: u32) -> Result<u64, StorageError>;
+
+    async fn get_request(&self, id: RequestId) -> Result<ModelRequestRecord, StorageError>;
+}
