@@ -99,7 +99,10 @@ pub struct BackupStorageSecrets {
 
 impl BackupStorageSecrets {
     pub fn new(access_key_id: String, secret_access_key: String) -> Self {
-        Self { access_key_id: SecretString::from(access_key_id), secret_access_key: SecretString::from(secret_access_key) }
+        Self {
+            access_key_id: SecretString::from(access_key_id),
+            secret_access_key: SecretString::from(secret_access_key),
+        }
     }
 
     /// The JSON document that is sealed (`{"access_key_id":…,"secret_access_key":…}`).

@@ -7,3 +7,6 @@
 //! - PostgreSQL is the only authority for business facts; Redis holds only state that can be
 //!   lost, rebuilt or that expires by itself;
 //! - credentials are encrypted at rest and never printed.
+
+pub mod crypto;
+pub mod postgres;

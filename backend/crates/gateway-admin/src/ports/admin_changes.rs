@@ -3,8 +3,8 @@
 use time::OffsetDateTime;
 
 use gateway_core::domain::{
-    AccountId, AccountProfile, ClientKeyHash, ClientKeyLimits, CredentialDocument, CredentialFacts,
-    CredentialRevision, ProviderData, ProviderKind,
+    AccountId, AccountProfile, ClientKeyHash, ClientKeyLimits, CredentialDocument, CredentialFacts, CredentialRevision,
+    ProviderData, ProviderKind,
 };
 
 /// A credential import (auth.json, refresh token, OAuth completion). Upserts by
