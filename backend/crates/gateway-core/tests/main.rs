@@ -1,0 +1,3 @@
+//! The one integration-test binary of gateway-core; modules mirror `src/`.
+
+mod domain;
