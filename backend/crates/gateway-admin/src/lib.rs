@@ -6,3 +6,8 @@
 //!   `config_revision` and writes a redacted audit row;
 //! - no secret (token, key, password) ever appears in an audit row, an error or a `Debug` output;
 //! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.
+
+pub mod admin_user;
+pub mod audit;
+pub mod backup;
+pub mod ports;

@@ -8,5 +8,7 @@
 //!   lost, rebuilt or that expires by itself;
 //! - credentials are encrypted at rest and never printed.
 
+pub mod crypto;
+pub mod postgres;
 pub mod memory;
 pub mod redis;

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::domain::closed_set::closed_set;
+use crate::closed_set;
 use crate::domain::credential::CredentialSlot;
 use crate::domain::ids::AccountId;
 use crate::domain::provider::ProviderKind;

@@ -1,4 +1,4 @@
-//! A macro for the closed sets stored as text (and checked by a SQL `CHECK`): one list of
+//! [`closed_set!`](crate::closed_set): the closed sets stored as text (and checked by a SQL `CHECK`): one list of
 //! variants gives `as_str`, `FromStr`, `Display` and serde in the same spelling.
 
 /// The error of parsing a closed set from text.
@@ -9,6 +9,8 @@ pub struct UnknownVariant {
     pub value: String,
 }
 
+/// Defines a closed set stored as text. Used by `gateway-core` and `gateway-admin`.
+#[macro_export]
 macro_rules! closed_set {
     ($(#[$doc:meta])* $name:ident as $set:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
@@ -46,5 +48,3 @@ macro_rules! closed_set {
         }
     };
 }
-
-pub(crate) use closed_set;

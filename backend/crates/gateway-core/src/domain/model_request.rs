@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::domain::closed_set::closed_set;
+use crate::closed_set;
 use crate::domain::ids::{AccountId, ClientKeyId, GroupId, RequestId};
 use crate::domain::money::NanoUsd;
 use crate::domain::provider::ProviderKind;

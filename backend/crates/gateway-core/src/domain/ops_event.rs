@@ -3,7 +3,7 @@
 
 use time::OffsetDateTime;
 
-use crate::domain::closed_set::closed_set;
+use crate::closed_set;
 use crate::domain::ids::{AccountId, RequestId};
 use crate::domain::provider::ProviderKind;
 

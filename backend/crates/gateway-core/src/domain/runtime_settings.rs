@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::closed_set::closed_set;
+use crate::closed_set;
 
 closed_set!(
     /// How the selector orders eligible accounts (weights apply to all).

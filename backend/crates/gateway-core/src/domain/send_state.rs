@@ -1,6 +1,6 @@
 //! The per-request send-state watermark `not_sent < ambiguous < sent` (invariant 3).
 
-use crate::domain::closed_set::closed_set;
+use crate::closed_set;
 
 closed_set!(
     /// How far a request got towards upstream. Only ever rises; `ambiguous` is never replayed.

@@ -1,0 +1,76 @@
+//! The mutations of one admin unit of work.
+
+use async_trait::async_trait;
+
+use gateway_core::domain::{
+    AccountId, ClientKeyId, ConfigRevision, CredentialRevision, GroupId, KeyScope, RuntimeSettings, SchedulingFacts,
+};
+use gateway_core::ports::{CredentialWrite, StorageError};
+
+use crate::audit::AuditEntry;
+use crate::backup::BackupSettingsUpdate;
+use crate::ports::admin_changes::{AccountImport, ClientKeyChanges, GroupChanges, ImportOutcome, NewClientKey};
+
+/// What a successful commit produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitReceipt {
+    /// The global revision after this unit of work.
+    pub config_revision: ConfigRevision,
+    pub audit_event_id: i64,
+}
+
+/// An open database transaction. Nothing is visible to others until [`commit`]; dropping it or
+/// a failing commit rolls everything back, including the revision bump and the audit row.
+///
+/// [`commit`]: AdminTransaction::commit
+#[async_trait]
+pub trait AdminTransaction: Send {
+    // accounts
+    async fn import_account(&mut self, import: AccountImport) -> Result<ImportOutcome, StorageError>;
+    /// Admin re-authorisation or credential rotation: compare-and-swap on the revision.
+    async fn replace_account_credential(
+        &mut self,
+        account: AccountId,
+        expected: CredentialRevision,
+        write: CredentialWrite,
+    ) -> Result<CredentialRevision, StorageError>;
+    async fn update_account_scheduling(
+        &mut self,
+        account: AccountId,
+        scheduling: &SchedulingFacts,
+    ) -> Result<(), StorageError>;
+    /// Replaces the account's complete group set.
+    async fn replace_account_groups(&mut self, account: AccountId, groups: &[GroupId]) -> Result<(), StorageError>;
+    async fn delete_account(&mut self, account: AccountId) -> Result<(), StorageError>;
+
+    // groups
+    async fn create_group(&mut self, group: &GroupChanges) -> Result<GroupId, StorageError>;
+    async fn update_group(&mut self, group: GroupId, changes: &GroupChanges) -> Result<(), StorageError>;
+    /// Replaces the group's complete member set.
+    async fn replace_group_members(&mut self, group: GroupId, accounts: &[AccountId]) -> Result<(), StorageError>;
+    /// Refused (`Constraint`, foreign key) while a client key is bound to the group.
+    async fn delete_group(&mut self, group: GroupId) -> Result<(), StorageError>;
+
+    // client keys
+    async fn create_client_key(&mut self, key: &NewClientKey) -> Result<ClientKeyId, StorageError>;
+    async fn update_client_key(&mut self, key: ClientKeyId, changes: &ClientKeyChanges) -> Result<(), StorageError>;
+    /// Replaces the key's group set (empty = all accounts); returns the scope before the change
+    /// so the audit row can record e.g. `routing_scope: groups -> all`.
+    async fn replace_client_key_groups(
+        &mut self,
+        key: ClientKeyId,
+        groups: &[GroupId],
+    ) -> Result<KeyScope, StorageError>;
+    async fn delete_client_key(&mut self, key: ClientKeyId) -> Result<(), StorageError>;
+
+    // settings
+    async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError>;
+    async fn update_backup_settings(&mut self, update: &BackupSettingsUpdate) -> Result<(), StorageError>;
+
+    /// Bumps `runtime_settings.config_revision`, writes the audit row (hash-chained) and commits,
+    /// all in this transaction.
+    async fn commit(self: Box<Self>, audit: AuditEntry) -> Result<CommitReceipt, StorageError>;
+
+    /// Rolls back explicitly (dropping does the same, without waiting for the server).
+    async fn rollback(self: Box<Self>) -> Result<(), StorageError>;
+}

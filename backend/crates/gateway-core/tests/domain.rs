@@ -1,0 +1,3 @@
+mod account;
+mod client_key;
+mod send_state;

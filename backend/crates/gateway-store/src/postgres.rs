@@ -1,0 +1,125 @@
+//! The PostgreSQL adapter: one [`PgStore`] (a connection pool and the keyring) implements every
+//! storage port of `gateway-core` and `gateway-admin`.
+//!
+//! Start-up, as the composition root runs it (`switchboard serve` and `switchboard migrate`):
+//!
+//! ```text
+//! let store = gateway_store::postgres::connect(url, max_connections).await?   // StoreError
+//!     .with_keyring(Keyring::from_config(master_key, retired)?);
+//! let report = store.migrate().await?;   // applies pending, re-verifies applied checksums
+//! store.ping().await?;                   // readiness
+//! ```
+//!
+//! All SQL is runtime SQL (no macros, no database at build time); rows are mapped by hand.
+
+mod account_mutations;
+mod account_rows;
+mod accounts;
+mod admin_transaction;
+mod audit;
+mod backups;
+mod client_key_mutations;
+mod client_keys;
+mod column_values;
+mod credentials;
+mod error_mapping;
+mod group_mutations;
+mod groups;
+mod key_rotation;
+mod migrations;
+mod ops_events;
+mod quota;
+mod request_rows;
+mod requests;
+mod row_presence;
+mod runtime_settings;
+mod sealing;
+mod settings_mutations;
+mod snapshot;
+mod store_error;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgPool, PgPoolOptions};
+
+use gateway_core::ports::StorageError;
+
+use crate::crypto::Keyring;
+
+pub use admin_transaction::PgAdminTransaction;
+pub use key_rotation::RotationReport;
+pub use migrations::{MigrationFile, MigrationReport, MigrationSet};
+pub use store_error::{StoreError, StoreErrorKind};
+
+/// How long acquiring a pooled connection may take before the call fails as `Unavailable`.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connects a pool to `url` (at most `max_connections`), failing fast if the server cannot be
+/// reached. The store has no keyring yet: add one with [`PgStore::with_keyring`] before using
+/// credential ports (without it they fail as `Misconfigured`).
+pub async fn connect(url: &str, max_connections: u32) -> Result<PgStore, StoreError> {
+    let pool = PgPoolOptions::new()
+        .max_connections(max_connections.max(1))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .connect(url)
+        .await
+        .map_err(|e| StoreError::Connect(error_mapping::describe_connect_error(&e)))?;
+    Ok(PgStore::from_pool(pool))
+}
+
+/// The PostgreSQL store. Cheap to clone (pool and keyring are shared).
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+    keyring: Option<Arc<Keyring>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").field("pool_size", &self.pool.size()).field("keyring", &self.keyring).finish()
+    }
+}
+
+impl PgStore {
+    pub fn from_pool(pool: PgPool) -> Self {
+        Self { pool, keyring: None }
+    }
+
+    /// The keyring that seals and opens credentials and backup secrets.
+    pub fn with_keyring(mut self, keyring: Keyring) -> Self {
+        self.keyring = Some(Arc::new(keyring));
+        self
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Applies pending embedded migrations and re-verifies the checksums of applied ones.
+    pub async fn migrate(&self) -> Result<MigrationReport, StoreError> {
+        self.migrate_with(&MigrationSet::embedded()).await
+    }
+
+    /// Same as [`migrate`](Self::migrate) with an explicit migration set.
+    pub async fn migrate_with(&self, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
+        migrations::run(&self.pool, set).await
+    }
+
+    /// Readiness: one round trip.
+    pub async fn ping(&self) -> Result<(), StorageError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(error_mapping::storage_error)?;
+        Ok(())
+    }
+
+    /// Closes the pool, waiting for checked-out connections to return.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    pub(crate) fn keyring(&self) -> Result<&Keyring, StorageError> {
+        self.keyring
+            .as_deref()
+            .ok_or_else(|| StorageError::Misconfigured("secrets.master_key is not configured".to_owned()))
+    }
+}

@@ -1,0 +1,74 @@
+//! Reading client keys with limits and scope ([`ClientKeyDirectory`] and the snapshot loader).
+
+use async_trait::async_trait;
+use sqlx::PgExecutor;
+use sqlx::postgres::PgRow;
+
+use gateway_admin::ports::ClientKeyDirectory;
+use gateway_core::domain::{ClientKeyHash, ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupId, KeyScope, NanoUsd};
+use gateway_core::ports::StorageError;
+
+use crate::postgres::PgStore;
+use crate::postgres::column_values::{ColumnRead, digest, opt_u32_of, opt_u64_of};
+use crate::postgres::error_mapping::storage_error;
+
+macro_rules! client_key_select {
+    () => {
+        "SELECT k.id, k.name, k.key_hash, k.key_prefix, k.enabled, k.expires_at, k.max_concurrency, \
+         k.requests_per_minute, k.daily_token_budget, k.monthly_token_budget, k.daily_cost_budget_nano_usd, \
+         k.monthly_cost_budget_nano_usd, k.allowed_models, k.created_at, k.updated_at, \
+         COALESCE(array_agg(kg.group_id ORDER BY kg.group_id) FILTER (WHERE kg.group_id IS NOT NULL), '{}') \
+         AS group_ids FROM client_api_keys k LEFT JOIN client_api_key_groups kg ON kg.client_key_id = k.id "
+    };
+}
+
+pub(crate) async fn load_all_client_keys<'c>(
+    executor: impl PgExecutor<'c>,
+) -> Result<Vec<ClientKeyRecord>, StorageError> {
+    let rows = sqlx::query(concat!(client_key_select!(), "GROUP BY k.id ORDER BY k.id"))
+        .fetch_all(executor)
+        .await
+        .map_err(storage_error)?;
+    rows.iter().map(client_key_from_row).collect()
+}
+
+fn client_key_from_row(row: &PgRow) -> Result<ClientKeyRecord, StorageError> {
+    let group_ids: Vec<i64> = row.col("group_ids")?;
+    Ok(ClientKeyRecord {
+        id: ClientKeyId(row.col("id")?),
+        name: row.col("name")?,
+        key_hash: ClientKeyHash(digest(row.col("key_hash")?, "client_api_keys.key_hash")?),
+        key_prefix: row.col("key_prefix")?,
+        enabled: row.col("enabled")?,
+        expires_at: row.col("expires_at")?,
+        limits: ClientKeyLimits {
+            max_concurrency: opt_u32_of(row.col("max_concurrency")?, "client_api_keys.max_concurrency")?,
+            requests_per_minute: opt_u32_of(row.col("requests_per_minute")?, "client_api_keys.requests_per_minute")?,
+            daily_token_budget: opt_u64_of(row.col("daily_token_budget")?, "client_api_keys.daily_token_budget")?,
+            monthly_token_budget: opt_u64_of(row.col("monthly_token_budget")?, "client_api_keys.monthly_token_budget")?,
+            daily_cost_budget: row.col::<Option<i64>>("daily_cost_budget_nano_usd")?.map(NanoUsd),
+            monthly_cost_budget: row.col::<Option<i64>>("monthly_cost_budget_nano_usd")?.map(NanoUsd),
+        },
+        allowed_models: row.col("allowed_models")?,
+        scope: KeyScope::from_group_ids(group_ids.into_iter().map(GroupId).collect()),
+        created_at: row.col("created_at")?,
+        updated_at: row.col("updated_at")?,
+    })
+}
+
+#[async_trait]
+impl ClientKeyDirectory for PgStore {
+    async fn list_client_keys(&self) -> Result<Vec<ClientKeyRecord>, StorageError> {
+        load_all_client_keys(self.pool()).await
+    }
+
+    async fn get_client_key(&self, id: ClientKeyId) -> Result<ClientKeyRecord, StorageError> {
+        let row = sqlx::query(concat!(client_key_select!(), "WHERE k.id = $1 GROUP BY k.id"))
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(storage_error)?
+            .ok_or_else(|| StorageError::not_found("client key", id))?;
+        client_key_from_row(&row)
+    }
+}

@@ -1,0 +1,157 @@
+//! Numbered SQL migrations, embedded in the binary, applied at start-up through sqlx's migrator
+//! (table `_sqlx_migrations`, advisory lock against concurrent replicas). Applied migrations are
+//! frozen: before applying anything the recorded checksum of every applied migration is compared
+//! with the embedded file, and start-up is refused with the file's name on a mismatch.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use sqlx::migrate::{MigrateError, Migration, MigrationType, Migrator};
+use sqlx::postgres::PgPool;
+use sqlx::{AssertSqlSafe, Row, SqlSafeStr};
+
+use crate::postgres::error_mapping::storage_error;
+use crate::postgres::store_error::StoreError;
+
+/// The migrations this binary ships, in order. A new migration is a new file and a new line here.
+const EMBEDDED: &[(&str, &str)] = &[("0001_initial.sql", include_str!("../../../../../migrations/0001_initial.sql"))];
+
+/// One migration file: `NNNN_description.sql`, version `NNNN`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigrationFile {
+    pub version: i64,
+    pub file_name: Cow<'static, str>,
+    pub sql: Cow<'static, str>,
+}
+
+impl MigrationFile {
+    /// Parses the version from the file name's numeric prefix; `None` if it has none.
+    pub fn new(file_name: impl Into<Cow<'static, str>>, sql: impl Into<Cow<'static, str>>) -> Option<Self> {
+        let file_name = file_name.into();
+        let digits: String = file_name.chars().take_while(char::is_ascii_digit).collect();
+        let version = digits.parse::<i64>().ok()?;
+        Some(Self { version, file_name, sql: sql.into() })
+    }
+
+    fn description(&self) -> String {
+        let stem = self.file_name.trim_end_matches(".sql");
+        stem.split_once('_').map_or(stem, |(_, rest)| rest).replace('_', " ")
+    }
+}
+
+/// An ordered set of migrations.
+#[derive(Debug, Clone)]
+pub struct MigrationSet {
+    files: Vec<MigrationFile>,
+}
+
+impl MigrationSet {
+    /// The migrations embedded from `migrations/` at build time.
+    pub fn embedded() -> Self {
+        Self::new(EMBEDDED.iter().filter_map(|(name, sql)| MigrationFile::new(*name, *sql)).collect())
+    }
+
+    pub fn new(mut files: Vec<MigrationFile>) -> Self {
+        files.sort_by_key(|file| file.version);
+        Self { files }
+    }
+
+    pub fn files(&self) -> &[MigrationFile] {
+        &self.files
+    }
+
+    fn file_name(&self, version: i64) -> String {
+        self.files
+            .iter()
+            .find(|file| file.version == version)
+            .map_or_else(|| format!("version {version}"), |file| file.file_name.to_string())
+    }
+
+    fn migrator(&self) -> Migrator {
+        let migrations = self
+            .files
+            .iter()
+            .map(|file| {
+                Migration::new(
+                    file.version,
+                    Cow::Owned(file.description()),
+                    MigrationType::Simple,
+                    AssertSqlSafe(file.sql.clone()).into_sql_str(),
+                    false,
+                )
+            })
+            .collect();
+        Migrator::with_migrations(migrations)
+    }
+}
+
+/// What a successful [`run`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigrationReport {
+    /// File names applied by this run, in order.
+    pub applied: Vec<String>,
+    /// How many previously applied migrations had their checksum re-verified.
+    pub verified: usize,
+}
+
+pub(crate) async fn run(pool: &PgPool, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
+    let migrator = set.migrator();
+    let recorded = applied_checksums(pool).await?;
+    for (version, (checksum, success)) in &recorded {
+        let Some(migration) = migrator.iter().find(|m| m.version == *version) else {
+            return Err(StoreError::MigrationUnknown { version: *version });
+        };
+        if !success {
+            return Err(StoreError::MigrationDirty { version: *version });
+        }
+        if migration.checksum.as_ref() != checksum.as_slice() {
+            return Err(StoreError::MigrationModified { version: *version, file: set.file_name(*version) });
+        }
+    }
+    migrator.run(pool).await.map_err(|e| migrate_error(e, set))?;
+    let applied = set
+        .files
+        .iter()
+        .filter(|file| !recorded.contains_key(&file.version))
+        .map(|f| f.file_name.to_string())
+        .collect();
+    Ok(MigrationReport { applied, verified: recorded.len() })
+}
+
+async fn applied_checksums(pool: &PgPool) -> Result<HashMap<i64, (Vec<u8>, bool)>, StoreError> {
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+        .fetch_one(pool)
+        .await
+        .map_err(storage_error)?;
+    if !exists {
+        return Ok(HashMap::new());
+    }
+    let rows = sqlx::query("SELECT version, checksum, success FROM _sqlx_migrations ORDER BY version")
+        .fetch_all(pool)
+        .await
+        .map_err(storage_error)?;
+    rows.iter()
+        .map(|row| {
+            let version: i64 = row.try_get("version")?;
+            let checksum: Vec<u8> = row.try_get("checksum")?;
+            let success: bool = row.try_get("success")?;
+            Ok((version, (checksum, success)))
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(|e| StoreError::Storage(storage_error(e)))
+}
+
+fn migrate_error(err: MigrateError, set: &MigrationSet) -> StoreError {
+    match err {
+        MigrateError::VersionMismatch(version) => {
+            StoreError::MigrationModified { version, file: set.file_name(version) }
+        }
+        MigrateError::VersionMissing(version) => StoreError::MigrationUnknown { version },
+        MigrateError::Dirty(version) => StoreError::MigrationDirty { version },
+        MigrateError::ExecuteMigration(source, version) => {
+            StoreError::MigrationFailed { file: set.file_name(version), reason: source.to_string() }
+        }
+        MigrateError::Execute(source) => StoreError::Storage(storage_error(source)),
+        other => StoreError::MigrationFailed { file: "(migrator)".to_owned(), reason: other.to_string() },
+    }
+}

@@ -1,0 +1,56 @@
+//! Which secrets are sealed and under which context (bound into the AEAD associated data, so a
+//! ciphertext only opens in the row and column it was written for).
+
+use gateway_core::domain::{CredentialDocument, CredentialSlot, ProviderKind};
+use gateway_core::ports::StorageError;
+use secrecy::ExposeSecret;
+
+use crate::crypto::{CryptoError, Keyring, SealedSecret};
+
+/// `provider_accounts.credential_ciphertext`: bound to the account's stable identity.
+pub(crate) fn credential_context(provider: ProviderKind, external_account_id: &str) -> String {
+    format!("provider_accounts.credential:{provider}:{external_account_id}")
+}
+
+/// `backup_settings.credentials_ciphertext` (a singleton).
+pub(crate) const BACKUP_SECRETS_CONTEXT: &str = "backup_settings.credentials";
+
+/// `admin_users.totp_secret_ciphertext`.
+pub(crate) fn totp_context(admin_user_id: i64) -> String {
+    format!("admin_users.totp:{admin_user_id}")
+}
+
+pub(crate) fn seal_credential(
+    keyring: &Keyring,
+    provider: ProviderKind,
+    external_account_id: &str,
+    document: &CredentialDocument,
+) -> Result<SealedSecret, StorageError> {
+    keyring
+        .seal(document.expose_json().as_bytes(), &credential_context(provider, external_account_id))
+        .map_err(crypto_error)
+}
+
+/// Opens a stored credential; a ciphertext that does not open yields `Unreadable` (the account
+/// is then unusable) instead of failing the whole load.
+pub(crate) fn open_credential(
+    keyring: &Keyring,
+    provider: ProviderKind,
+    external_account_id: &str,
+    sealed: &SealedSecret,
+) -> CredentialSlot {
+    match keyring.open(sealed, &credential_context(provider, external_account_id)) {
+        Ok(text) => CredentialSlot::Available(CredentialDocument::new(text.expose_secret().to_owned())),
+        Err(error) => {
+            tracing::warn!(provider = %provider, key_id = %sealed.key_id, %error, "stored credential cannot be opened");
+            CredentialSlot::Unreadable { key_id: sealed.key_id.clone() }
+        }
+    }
+}
+
+pub(crate) fn crypto_error(error: CryptoError) -> StorageError {
+    match error {
+        CryptoError::UnknownKey { .. } => StorageError::Misconfigured(error.to_string()),
+        other => StorageError::Corrupt(other.to_string()),
+    }
+}

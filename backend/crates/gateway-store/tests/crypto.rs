@@ -1,0 +1,2 @@
+mod debug_output;
+mod keyring;

@@ -1,0 +1,10 @@
+mod accounts;
+mod admin_transaction;
+mod backups;
+mod credentials;
+mod key_rotation;
+mod migrations;
+mod ops_events;
+mod requests;
+mod snapshot;
+mod test_store;
