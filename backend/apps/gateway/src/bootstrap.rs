@@ -1,9 +1,17 @@
-//! Wiring: builds every part from the configuration and hands them to the host.
+//! Wiring: builds every part from the configuration and hands them to the host. The only place
+//! that names concrete implementations (PostgreSQL, Redis, the providers).
+
+mod data_plane;
+mod probes;
+mod storage;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, WorkerRuntime, logging};
+
+pub use data_plane::openai_settings;
+pub use storage::{Storage, open_postgres};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -11,6 +19,18 @@ pub enum StartError {
     Config(#[from] ConfigError),
     #[error("cannot listen on {addr}: {reason}")]
     Bind { addr: String, reason: String },
+    #[error("{0}")]
+    Storage(String),
+    #[error("{0}")]
+    Wiring(String),
+}
+
+/// `switchboard migrate`: applies pending migrations and verifies the applied ones.
+pub async fn migrate(config: Config) -> Result<(), StartError> {
+    logging::init(&config.log)?;
+    let report = storage::migrate_only(&config).await?;
+    println!("{report}");
+    Ok(())
 }
 
 /// `switchboard serve`: runs until SIGINT/SIGTERM, drains, stops the workers.
@@ -21,9 +41,12 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         Duration::from_millis(config.workers.restart_backoff_initial_ms),
         Duration::from_millis(config.workers.restart_backoff_max_ms),
     );
-    let probes: Vec<Arc<dyn ReadinessProbe>> = Vec::new();
+
+    let storage = storage::open(&config).await?;
+    let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
+    let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router = health.routes();
+    let router = health.routes().merge(data_plane.router);
 
     let listener = tokio::net::TcpListener::bind(config.server.listen)
         .await
@@ -38,6 +61,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let outcome = gateway_host::serve(listener, router, shutdown).await;
     tracing::info!(?outcome, "http server stopped");
     let aborted = workers.shutdown(Duration::from_secs(config.workers.shutdown_timeout_seconds)).await;
+    storage.close().await;
     tracing::info!(aborted_workers = aborted.len(), "switchboard stopped");
     Ok(())
 }

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use gateway_host::config::{ConfigSource, load};
 
+use crate::commands;
+
 /// Exit code for configuration errors (unknown key, invalid value).
 pub const EXIT_CONFIG: u8 = 2;
 /// Exit code for failures at run time (cannot bind, storage unreachable, …).
@@ -33,18 +35,79 @@ pub struct Cli {
 pub enum Command {
     /// Run the gateway (the default).
     Serve,
+    /// Apply pending database migrations, verify the applied ones, and exit.
+    Migrate,
+    /// Manage upstream accounts.
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// Manage client API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Print a new random master key (`ID:BASE64`) for `secrets.master_key`.
+    MasterKey,
     /// Print the version and exit.
     Version,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum AccountCommand {
+    /// Import credentials: a Codex auth.json, an export bundle, CLIProxyAPI files, or lines of
+    /// refresh/access tokens. FILE `-` reads standard input.
+    Import { file: String },
+    /// List accounts with their derived state.
+    List,
+    /// Write every credential as an export bundle (live tokens: needs the confirmation flag).
+    Export {
+        #[arg(long = "yes-export-secrets")]
+        confirmed: bool,
+        /// Output file (created with mode 0600); standard output when omitted.
+        file: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Create a client key and print it once on standard output.
+    Create {
+        name: String,
+        /// Concurrent requests allowed.
+        #[arg(long)]
+        concurrency: Option<u32>,
+        /// Requests per minute allowed.
+        #[arg(long)]
+        rpm: Option<u32>,
+        /// Comma-separated model allowlist.
+        #[arg(long, value_delimiter = ',')]
+        models: Option<Vec<String>>,
+        /// Restrict to these account groups (repeatable group ids).
+        #[arg(long = "group")]
+        groups: Vec<i64>,
+        /// Expire after this many days.
+        #[arg(long)]
+        expires_days: Option<u32>,
+    },
+}
+
 pub fn main() -> ExitCode {
+    // One TLS crypto provider for the whole process (reqwest and sqlx both use rustls).
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Version => {
             println!("switchboard {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Command::Serve => {
+        Command::MasterKey => match gateway_store::crypto::MasterKey::generate(&default_key_id()) {
+            Ok(key) => {
+                println!("{}", secrecy::ExposeSecret::expose_secret(&key.to_config_value()));
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("switchboard: cannot generate a key: {err}");
+                ExitCode::from(EXIT_FAILURE)
+            }
+        },
+        command => {
             let config = match load(&ConfigSource::from_process(cli.config)) {
                 Ok(config) => config,
                 Err(err) => {
@@ -52,9 +115,34 @@ pub fn main() -> ExitCode {
                     return ExitCode::from(EXIT_CONFIG);
                 }
             };
-            run(crate::bootstrap::serve(config))
+            match command {
+                Command::Migrate => run(crate::bootstrap::migrate(config)),
+                Command::Account(AccountCommand::Import { file }) => run(commands::account_import(config, file)),
+                Command::Account(AccountCommand::List) => run(commands::account_list(config)),
+                Command::Account(AccountCommand::Export { confirmed, file }) => {
+                    run(commands::account_export(config, confirmed, file))
+                }
+                Command::Key(KeyCommand::Create { name, concurrency, rpm, models, groups, expires_days }) => {
+                    let options = commands::KeyOptions {
+                        name,
+                        concurrency,
+                        requests_per_minute: rpm,
+                        models,
+                        groups,
+                        expires_days,
+                    };
+                    run(commands::key_create(config, options))
+                }
+                _ => run(crate::bootstrap::serve(config)),
+            }
         }
     }
+}
+
+/// Key ids name the key in each ciphertext: `k` + the creation date.
+fn default_key_id() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    format!("k{:04}{:02}{:02}", now.year(), u8::from(now.month()), now.day())
 }
 
 fn run(future: impl Future<Output = Result<(), crate::bootstrap::StartError>>) -> ExitCode {

@@ -7,7 +7,12 @@
 //! - no secret (token, key, password) ever appears in an audit row, an error or a `Debug` output;
 //! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.
 
+pub mod accounts;
 pub mod admin_user;
 pub mod audit;
 pub mod backup;
+pub mod client_keys;
+pub mod error;
 pub mod ports;
+
+pub use error::AdminError;

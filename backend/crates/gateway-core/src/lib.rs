@@ -13,6 +13,7 @@
 
 pub mod accounting;
 pub mod coordination;
+pub mod credential_import;
 pub mod domain;
 pub mod engine;
 pub mod observation;

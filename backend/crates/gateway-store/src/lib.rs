@@ -9,6 +9,6 @@
 //! - credentials are encrypted at rest and never printed.
 
 pub mod crypto;
-pub mod postgres;
 pub mod memory;
+pub mod postgres;
 pub mod redis;

@@ -19,10 +19,9 @@ use super::{StartError, Storage};
 
 pub struct DataPlane {
     pub router: Router,
-    pub engine: Arc<Engine>,
 }
 
-fn openai_settings(config: &Config) -> OpenAiSettings {
+pub fn openai_settings(config: &Config) -> OpenAiSettings {
     let openai = &config.providers.openai;
     OpenAiSettings {
         backend_url: openai.backend_url.clone(),
@@ -59,17 +58,21 @@ pub async fn build(
     ));
     reconciler.reload().await.map_err(|e| StartError::Storage(format!("cannot load the routing snapshot: {e}")))?;
     let poll = Duration::from_millis(config.engine.snapshot_poll_ms);
-    register(workers, FnWorker::periodic("snapshot-reconcile", poll, {
-        let reconciler = reconciler.clone();
-        move || {
+    register(
+        workers,
+        FnWorker::periodic("snapshot-reconcile", poll, {
             let reconciler = reconciler.clone();
-            Box::pin(async move { reconciler.tick().await.map(|_| ()).map_err(Into::into) })
-        }
-    }))?;
+            move || {
+                let reconciler = reconciler.clone();
+                Box::pin(async move { reconciler.tick().await.map(|_| ()).map_err(Into::into) })
+            }
+        }),
+    )?;
 
     // Providers.
-    let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
-        .map_err(|e| StartError::Config(gateway_host::ConfigError::invalid("providers.openai.backend_url", &e.to_string())))?;
+    let openai = OpenAiProvider::new(&openai_settings(config), store.clone()).map_err(|e| {
+        StartError::Config(gateway_host::ConfigError::invalid("providers.openai.backend_url", &e.to_string()))
+    })?;
     let providers = ProviderSet::new(vec![Arc::new(openai) as Arc<dyn Provider>]);
 
     // Observations: a bounded queue drained by one flush worker.
@@ -82,60 +85,69 @@ pub async fn build(
     };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
-    register(workers, FnWorker::daemon("observation-flush", move |ctx| {
-        let receiver = receiver.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        let sinks = sinks.clone();
-        Box::pin(async move {
-            match receiver {
-                Some(receiver) => receiver.run(sinks, 512, ctx.token().clone(), drain_budget).await,
-                // The receiver is gone only if a previous run panicked mid-flush; nothing to do.
-                None => ctx.stopping().await,
-            }
-            Ok(())
-        })
-    }))?;
+    register(
+        workers,
+        FnWorker::daemon("observation-flush", move |ctx| {
+            let receiver = receiver.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let sinks = sinks.clone();
+            Box::pin(async move {
+                match receiver {
+                    Some(receiver) => receiver.run(sinks, 512, ctx.token().clone(), drain_budget).await,
+                    // The receiver is gone only if a previous run panicked mid-flush; nothing to do.
+                    None => ctx.stopping().await,
+                }
+                Ok(())
+            })
+        }),
+    )?;
 
     // Maintenance of the request log.
-    register(workers, FnWorker::periodic("stale-recovery", Duration::from_secs(30), {
-        let store = store.clone();
-        move || {
+    register(
+        workers,
+        FnWorker::periodic("stale-recovery", Duration::from_secs(30), {
             let store = store.clone();
-            Box::pin(async move {
-                use gateway_core::ports::RequestLog;
-                let recovered = store.recover_stale(time::OffsetDateTime::now_utc(), 500).await?;
-                if !recovered.is_empty() {
-                    tracing::warn!(count = recovered.len(), "stale running requests recovered as incomplete");
-                }
-                Ok(())
-            })
-        }
-    }))?;
-    register(workers, FnWorker::periodic("retention", Duration::from_secs(300), {
-        let store = store.clone();
-        let snapshots = snapshots.clone();
-        move || {
+            move || {
+                let store = store.clone();
+                Box::pin(async move {
+                    use gateway_core::ports::RequestLog;
+                    let recovered = store.recover_stale(time::OffsetDateTime::now_utc(), 500).await?;
+                    if !recovered.is_empty() {
+                        tracing::warn!(count = recovered.len(), "stale running requests recovered as incomplete");
+                    }
+                    Ok(())
+                })
+            }
+        }),
+    )?;
+    register(
+        workers,
+        FnWorker::periodic("retention", Duration::from_secs(300), {
             let store = store.clone();
-            let settings = snapshots.current().settings.clone();
-            Box::pin(async move {
-                use gateway_core::ports::{OpsEventLog, RequestLog};
-                let now = time::OffsetDateTime::now_utc();
-                let requests_cutoff = now - time::Duration::days(i64::from(settings.request_retention_days));
-                let ops_cutoff = now - time::Duration::days(i64::from(settings.ops_event_retention_days));
-                // Small batches, repeated while they come back full, bounded per tick.
-                for _ in 0..20 {
-                    if store.delete_requests_before(requests_cutoff, 1000).await? < 1000 {
-                        break;
+            let snapshots = snapshots.clone();
+            move || {
+                let store = store.clone();
+                let settings = snapshots.current().settings.clone();
+                Box::pin(async move {
+                    use gateway_core::ports::{OpsEventLog, RequestLog};
+                    let now = time::OffsetDateTime::now_utc();
+                    let requests_cutoff = now - time::Duration::days(i64::from(settings.request_retention_days));
+                    let ops_cutoff = now - time::Duration::days(i64::from(settings.ops_event_retention_days));
+                    // Small batches, repeated while they come back full, bounded per tick.
+                    for _ in 0..20 {
+                        if store.delete_requests_before(requests_cutoff, 1000).await? < 1000 {
+                            break;
+                        }
                     }
-                }
-                for _ in 0..20 {
-                    if store.delete_ops_events_before(ops_cutoff, 1000).await? < 1000 {
-                        break;
+                    for _ in 0..20 {
+                        if store.delete_ops_events_before(ops_cutoff, 1000).await? < 1000 {
+                            break;
+                        }
                     }
-                }
-                Ok(())
-            })
-        }
-    }))?;
+                    Ok(())
+                })
+            }
+        }),
+    )?;
     let _ = shutdown;
 
     let engine = Arc::new(Engine {
@@ -152,6 +164,7 @@ pub async fn build(
             ..EngineSettings::default()
         },
     });
-    let router = client_routes(ClientApi { engine: engine.clone(), body_limit: config.server.request_body_limit_bytes });
-    Ok(DataPlane { router, engine })
+    let router =
+        client_routes(ClientApi { engine: engine.clone(), body_limit: config.server.request_body_limit_bytes });
+    Ok(DataPlane { router })
 }

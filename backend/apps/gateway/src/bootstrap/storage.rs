@@ -36,15 +36,24 @@ async fn connect_postgres(config: &Config) -> Result<PgStore, StartError> {
         .map_err(|e| StartError::Storage(e.to_string()))
 }
 
+fn describe(report: &postgres::MigrationReport) -> String {
+    if report.applied.is_empty() {
+        format!("migrations up to date ({} verified)", report.verified)
+    } else {
+        format!("applied {} ({} verified)", report.applied.join(", "), report.verified)
+    }
+}
+
 /// `switchboard migrate`.
 pub async fn migrate_only(config: &Config) -> Result<String, StartError> {
     let store = connect_postgres(config).await?;
     let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
     store.close().await;
-    Ok(format!("{report}"))
+    Ok(describe(&report))
 }
 
-pub async fn open(config: &Config) -> Result<Storage, StartError> {
+/// PostgreSQL with the secrets keyring, migrated and verified (commands and `serve`).
+pub async fn open_postgres(config: &Config) -> Result<Arc<PgStore>, StartError> {
     let master_key = config.secrets.master_key.as_deref().ok_or_else(|| {
         StartError::Config(ConfigError::invalid(
             "secrets.master_key",
@@ -55,12 +64,17 @@ pub async fn open(config: &Config) -> Result<Storage, StartError> {
         .map_err(|e| StartError::Config(ConfigError::invalid("secrets.master_key", &e.to_string())))?;
     let store = connect_postgres(config).await?.with_keyring(keyring);
     let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
-    tracing::info!(%report, "database migrations verified");
+    tracing::info!(report = %describe(&report), "database migrations verified");
+    Ok(Arc::new(store))
+}
 
-    let redis_url = config.redis.url.clone().ok_or_else(|| {
-        StartError::Config(ConfigError::invalid("redis.url", "is required when database.url is set"))
-    })?;
+pub async fn open(config: &Config) -> Result<Storage, StartError> {
+    let postgres = open_postgres(config).await?;
+    let redis_url =
+        config.redis.url.clone().ok_or_else(|| {
+            StartError::Config(ConfigError::invalid("redis.url", "is required when database.url is set"))
+        })?;
     let coordination = RedisCoordination::new(RedisSettings::new(redis_url, config.redis.key_prefix.clone()))
         .map_err(|e| StartError::Config(ConfigError::invalid("redis.url", &e.to_string())))?;
-    Ok(Storage { postgres: Arc::new(store), coordination: Arc::new(coordination) })
+    Ok(Storage { postgres, coordination: Arc::new(coordination) })
 }

@@ -112,6 +112,11 @@ impl Delivery {
         loop {
             match next(&mut self.frames).await {
                 Some(Ok(UpstreamEvent::Frame(frame))) => {
+                    // The non-stream answer is committed when its terminal event arrives: from
+                    // then on it will be delivered.
+                    if matches!(kind_of(&frame), EventKind::Completed | EventKind::Incomplete) {
+                        self.record.commit();
+                    }
                     let kind = self.observe(&frame);
                     if let Some(data) = frame.data() {
                         aggregator.push(kind, &data);
@@ -138,7 +143,6 @@ impl Delivery {
             error.upstream_code = self.facts.error_code.clone().filter(|c| c.len() <= 64);
             return NonStreamReply::Err(error);
         }
-        self.record.commit();
         let body = Bytes::from(serde_json::to_vec(&response).unwrap_or_default());
         NonStreamReply::Ok { headers: self.headers("application/json"), body }
     }
@@ -154,13 +158,7 @@ impl Delivery {
     /// Reads the facts of one frame and, on a terminal event, finishes the record.
     fn observe(&mut self, frame: &SseFrame) -> EventKind {
         let data = frame.data();
-        let kind = match frame.event_name() {
-            Some(name) => EventKind::from_type(name),
-            None => match &data {
-                Some(data) => event_type(data).map_or(EventKind::Other, |t| EventKind::from_type(&t)),
-                None => EventKind::Comment,
-            },
-        };
+        let kind = kind_of(frame);
         if self.record.latency.first_event_ms.is_none() {
             self.record.latency.first_event_ms = Some(self.record.elapsed_ms());
         }
@@ -256,6 +254,17 @@ impl Delivery {
         self.record.commit();
         self.renew_if_due();
         frame.raw
+    }
+}
+
+/// The event kind of a frame: its `event:` name, else the JSON `type` of its data.
+fn kind_of(frame: &SseFrame) -> EventKind {
+    match frame.event_name() {
+        Some(name) => EventKind::from_type(name),
+        None => match frame.data() {
+            Some(data) => event_type(&data).map_or(EventKind::Other, |t| EventKind::from_type(&t)),
+            None => EventKind::Comment,
+        },
     }
 }
 

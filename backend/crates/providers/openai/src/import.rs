@@ -55,7 +55,8 @@ pub async fn decode(input: &[u8], refresher: &Refresher, now_unix: i64) -> Resul
         return Err(ImportError::Empty);
     }
     let raws = if text.starts_with('{') || text.starts_with('[') {
-        let value: Value = serde_json::from_str(text).map_err(|e| ImportError::Unrecognised(format!("invalid JSON: {e}")))?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| ImportError::Unrecognised(format!("invalid JSON: {e}")))?;
         json_entries(&value)?
     } else {
         text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(line_entry).collect()
@@ -137,7 +138,10 @@ fn json_entry(entry: &Value, index: usize) -> Result<Raw, ImportError> {
     if let Some(kind) = entry.get("type").and_then(Value::as_str)
         && kind != "codex"
     {
-        return Err(ImportError::Entry { entry: index, reason: format!("type `{kind}` is not an OpenAI/Codex credential") });
+        return Err(ImportError::Entry {
+            entry: index,
+            reason: format!("type `{kind}` is not an OpenAI/Codex credential"),
+        });
     }
     let access = text(tokens, &["access_token", "accessToken"]);
     let refresh = text(tokens, &["refresh_token", "refreshToken"]);

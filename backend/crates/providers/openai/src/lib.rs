@@ -16,6 +16,7 @@ pub mod claims;
 pub mod classify;
 pub mod credential;
 pub mod import;
+pub mod importer;
 pub mod provider;
 pub mod rate_limits;
 pub mod refresh;

@@ -56,6 +56,10 @@ impl OpenAiProvider {
         })
     }
 
+    pub(crate) fn refresher(&self) -> &Refresher {
+        &self.refresher
+    }
+
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<AccountId, Cached>> {
         self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }

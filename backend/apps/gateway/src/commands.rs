@@ -1,0 +1,138 @@
+//! Operator commands over the same use cases the admin API calls: account import/list/export
+//! and client key creation — enough to provision a gateway without the dashboard.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use gateway_admin::accounts::{export_accounts, import_accounts};
+use gateway_admin::audit::AuditActor;
+use gateway_admin::client_keys::{KeySpec, create_key};
+use gateway_admin::ports::AccountDirectory;
+use gateway_core::credential_import::CredentialImporter;
+use gateway_core::domain::{ClientKeyLimits, GroupId};
+use gateway_core::snapshot::resolve_account_state;
+use gateway_host::Config;
+use provider_openai::OpenAiProvider;
+
+use crate::bootstrap::{StartError, open_postgres, openai_settings};
+
+fn actor() -> AuditActor {
+    AuditActor { user_id: None, name: "cli".to_owned() }
+}
+
+fn failed(error: impl std::fmt::Display) -> StartError {
+    StartError::Wiring(error.to_string())
+}
+
+async fn importer(
+    config: &Config,
+    store: &Arc<gateway_store::postgres::PgStore>,
+) -> Result<Arc<OpenAiProvider>, StartError> {
+    OpenAiProvider::new(&openai_settings(config), store.clone()).map(Arc::new).map_err(failed)
+}
+
+/// `switchboard account import FILE|-`
+pub async fn account_import(config: Config, file: String) -> Result<(), StartError> {
+    let mut input = Vec::new();
+    if file == "-" {
+        std::io::stdin().read_to_end(&mut input).map_err(failed)?;
+    } else {
+        input = std::fs::read(&file).map_err(|e| failed(format!("cannot read {file}: {e}")))?;
+    }
+    let store = open_postgres(&config).await?;
+    let importer = importer(&config, &store).await?;
+    let report = import_accounts(store.as_ref(), importer.as_ref(), actor(), &input).await.map_err(failed)?;
+    let ids = |l: &[gateway_core::domain::AccountId]| l.iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(",");
+    println!(
+        "imported {} account(s): created [{}] updated [{}]",
+        report.created.len() + report.updated.len(),
+        ids(&report.created),
+        ids(&report.updated)
+    );
+    store.close().await;
+    Ok(())
+}
+
+/// `switchboard account list`
+pub async fn account_list(config: Config) -> Result<(), StartError> {
+    let store = open_postgres(&config).await?;
+    let accounts = store.list_accounts().await.map_err(failed)?;
+    let now = time::OffsetDateTime::now_utc();
+    println!(
+        "{:>6}  {:<8} {:<32} {:<10} {:<16} {:>6} {:>4}",
+        "id", "provider", "email", "plan", "state", "weight", "cap"
+    );
+    for account in &accounts {
+        let state = resolve_account_state(account, None, now);
+        println!(
+            "{:>6}  {:<8} {:<32} {:<10} {:<16} {:>6} {:>4}",
+            account.id.0,
+            account.provider.as_str(),
+            account.profile.email.as_deref().unwrap_or("-"),
+            account.profile.plan_type.as_deref().unwrap_or("-"),
+            state.name(),
+            account.scheduling.weight.get(),
+            account.scheduling.concurrency_cap.map_or("-".to_owned(), |c| c.to_string()),
+        );
+    }
+    store.close().await;
+    Ok(())
+}
+
+/// `switchboard account export --yes-export-secrets [FILE]`
+pub async fn account_export(config: Config, confirmed: bool, file: Option<String>) -> Result<(), StartError> {
+    if !confirmed {
+        return Err(failed("the export holds live tokens: confirm with --yes-export-secrets"));
+    }
+    let store = open_postgres(&config).await?;
+    let importers: Vec<Arc<dyn CredentialImporter>> = vec![importer(&config, &store).await?];
+    let bundle = export_accounts(store.as_ref(), store.as_ref(), &importers, actor(), &[]).await.map_err(failed)?;
+    let text = serde_json::to_string_pretty(&bundle).map_err(failed)?;
+    match file {
+        Some(path) => write_private(&path, &text)?,
+        None => println!("{text}"),
+    }
+    store.close().await;
+    Ok(())
+}
+
+fn write_private(path: &str, text: &str) -> Result<(), StartError> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(|e| failed(format!("cannot create {path}: {e}")))?;
+    file.write_all(text.as_bytes()).map_err(failed)
+}
+
+/// Limits of a new key, from the command line.
+pub struct KeyOptions {
+    pub name: String,
+    pub concurrency: Option<u32>,
+    pub requests_per_minute: Option<u32>,
+    pub models: Option<Vec<String>>,
+    pub groups: Vec<i64>,
+    pub expires_days: Option<u32>,
+}
+
+/// `switchboard key create NAME`: prints the plaintext key once, on stdout.
+pub async fn key_create(config: Config, options: KeyOptions) -> Result<(), StartError> {
+    let store = open_postgres(&config).await?;
+    let spec = KeySpec {
+        name: options.name,
+        expires_at: options.expires_days.map(|d| time::OffsetDateTime::now_utc() + time::Duration::days(i64::from(d))),
+        limits: ClientKeyLimits {
+            max_concurrency: options.concurrency,
+            requests_per_minute: options.requests_per_minute,
+            ..ClientKeyLimits::default()
+        },
+        allowed_models: options.models,
+        groups: options.groups.into_iter().map(GroupId).collect(),
+    };
+    let created = create_key(store.as_ref(), actor(), spec).await.map_err(failed)?;
+    eprintln!("created client key {} (shown once; store it now)", created.id.0);
+    println!("{}", created.secret.expose());
+    store.close().await;
+    Ok(())
+}
