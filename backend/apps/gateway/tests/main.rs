@@ -1,6 +1,8 @@
 //! Integration tests of the `switchboard` package: architecture rules, the command line and the
-//! real binary's lifecycle.
+//! real binary end to end (simulator upstream, real PostgreSQL and Redis).
 
 mod architecture;
 mod cli;
+mod data_plane;
+mod gateway;
 mod migration_manifest;

@@ -84,7 +84,13 @@ pub fn sse_body(template: Arc<Template>, ids: Ids, delivery: Delivery, control: 
         let control = control.clone();
         async move {
             let event = template.events.get(index as usize)?;
-            match delivery.fault_at(index) {
+            let fault = delivery.fault_at(index);
+            if matches!(fault, Some(Fault::Drop | Fault::Reset)) && index > 0 {
+                // Let the events already produced leave the server before the connection dies:
+                // hyper flushes while the body is pending, and drops unflushed bytes on error.
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            match fault {
                 Some(Fault::Cut) => return None,
                 Some(Fault::Drop) => {
                     return Some((Err(io::Error::other("scripted connection drop")), u32::MAX));

@@ -54,6 +54,7 @@ pub async fn migrate_only(config: &Config) -> Result<String, StartError> {
 
 /// PostgreSQL with the secrets keyring, migrated and verified (commands and `serve`).
 pub async fn open_postgres(config: &Config) -> Result<Arc<PgStore>, StartError> {
+    database_url(config)?;
     let master_key = config.secrets.master_key.as_deref().ok_or_else(|| {
         StartError::Config(ConfigError::invalid(
             "secrets.master_key",

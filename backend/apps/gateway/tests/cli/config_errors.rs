@@ -75,6 +75,14 @@ fn a_missing_config_file_exits_2() {
 }
 
 #[test]
+fn serving_without_a_database_names_the_missing_key() {
+    // The embedded mode (no services) is not built yet: production mode needs database.url.
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_SERVER_LISTEN", "127.0.0.1:0")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`database.url`"));
+}
+
+#[test]
 fn version_prints_the_package_version() {
     let output = switchboard(&["version"], &[]);
     assert!(output.status.success());

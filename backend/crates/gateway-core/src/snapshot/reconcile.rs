@@ -25,9 +25,12 @@ impl Reconciler {
     pub async fn reload(&self) -> Result<(), StorageError> {
         let facts = self.source.load_snapshot_facts().await?;
         let revision = facts.config_revision;
+        let previous = self.holder.current().config_revision;
         self.holder.install(RuntimeSnapshot::build(facts), true);
         *self.last_full.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
-        tracing::debug!(%revision, "snapshot loaded");
+        if revision != previous {
+            tracing::info!(revision = revision.0, "routing snapshot reloaded");
+        }
         Ok(())
     }
 

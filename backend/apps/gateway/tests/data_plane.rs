@@ -1,0 +1,37 @@
+//! The data plane end to end: one real gateway process per test.
+
+mod client_errors;
+mod drain;
+mod failover;
+mod records;
+mod transparency;
+
+use serde_json::Value;
+
+/// Splits an SSE body into (event name, data JSON) pairs.
+pub fn events(body: &str) -> Vec<(String, Value)> {
+    body.split("\n\n")
+        .filter(|frame| !frame.trim().is_empty())
+        .filter_map(|frame| {
+            let mut name = String::new();
+            let mut data = String::new();
+            for line in frame.lines() {
+                if let Some(n) = line.strip_prefix("event: ") {
+                    name = n.to_owned();
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    data.push_str(d);
+                }
+            }
+            serde_json::from_str(&data).ok().map(|v| (name, v))
+        })
+        .collect()
+}
+
+/// Makes the runtime strategy `sticky` (first by weight, then by account id) so the first
+/// account is tried first; bumps the revision so the gateway reloads.
+pub async fn make_sticky(pool: &sqlx::PgPool) {
+    sqlx::query("UPDATE runtime_settings SET rotation_strategy = 'sticky', config_revision = config_revision + 1")
+        .execute(pool)
+        .await
+        .expect("settings updated");
+}

@@ -1,0 +1,73 @@
+//! Bad input gets a clear error in the OpenAI shape and nothing reaches upstream.
+
+use serde_json::Value;
+use upstream_sim::AccountSpec;
+
+use crate::gateway::Gateway;
+
+async fn post(gateway: &Gateway, key: Option<&str>, body: &str) -> (u16, Value) {
+    let mut request = gateway
+        .client()
+        .post(format!("{}/v1/responses", gateway.url))
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    let response = request.send().await.expect("sent");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json error body"))
+}
+
+#[tokio::test]
+async fn client_mistakes_are_refused_in_the_openai_error_shape() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    let good = r#"{"model":"gpt-5.4","input":"hi"}"#;
+
+    let (status, body) = post(&gateway, None, good).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("invalid_api_key")));
+    let (status, body) = post(&gateway, Some("sk-sb-wrong"), good).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("invalid_api_key")));
+    let (status, body) = post(&gateway, Some(&gateway.key), "{not json").await;
+    assert_eq!((status, body["error"]["code"].as_str()), (400, Some("invalid_json")));
+    let (status, body) = post(&gateway, Some(&gateway.key), r#"{"input":"hi"}"#).await;
+    assert_eq!((status, body["error"]["param"].as_str()), (400, Some("model")));
+    let (status, body) = post(&gateway, Some(&gateway.key), r#"{"model":"gpt-5.4","stream":"yes"}"#).await;
+    assert_eq!((status, body["error"]["type"].as_str()), (400, Some("invalid_request_error")));
+
+    // x-api-key works as well as Bearer.
+    let response = gateway
+        .client()
+        .post(format!("{}/v1/responses", gateway.url))
+        .header("x-api-key", &gateway.key)
+        .header("content-type", "application/json")
+        .body(good)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    response.bytes().await.expect("body");
+    let upstream_calls = gateway.sim.requests().iter().filter(|r| r.path.ends_with("/codex/responses")).count();
+    assert_eq!(upstream_calls, 1, "only the valid request reached upstream");
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_413() {
+    let gateway = Gateway::start_with(
+        vec![AccountSpec::openai("acct-a")],
+        &[("SWITCHBOARD_SERVER_REQUEST_BODY_LIMIT_BYTES", "2048")],
+    )
+    .await;
+    let big = format!(r#"{{"model":"gpt-5.4","input":"{}"}}"#, "x".repeat(4096));
+    let (status, body) = post(&gateway, Some(&gateway.key), &big).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (413, Some("request_too_large")));
+}
+
+#[tokio::test]
+async fn unknown_routes_answer_404_in_the_openai_shape() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    let response = gateway.client().get(format!("{}/v1/nothing-here", gateway.url)).send().await.expect("sent");
+    assert_eq!(response.status(), 404);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "not_found");
+}

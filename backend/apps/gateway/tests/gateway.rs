@@ -1,0 +1,178 @@
+//! A real `switchboard` process for end-to-end tests: its own PostgreSQL schema and Redis prefix,
+//! the simulator as upstream, accounts and a key provisioned through the product's command line.
+
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use test_support::{TestDatabase, free_port, redis_url, unique_prefix, wait_until};
+use upstream_sim::{AccountSpec, SimConfig, SimHandle, Simulator};
+
+pub struct Gateway {
+    pub url: String,
+    pub key: String,
+    pub sim: SimHandle,
+    pub db: TestDatabase,
+    env: Vec<(String, String)>,
+    child: Option<Child>,
+    log: std::path::PathBuf,
+}
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_switchboard")
+}
+
+impl Gateway {
+    /// Starts the simulator with `accounts`, provisions them and one unlimited key, then the
+    /// gateway; returns when `/readyz` answers 200.
+    pub async fn start(accounts: Vec<AccountSpec>) -> Self {
+        Self::start_with(accounts, &[]).await
+    }
+
+    pub async fn start_with(accounts: Vec<AccountSpec>, extra_env: &[(&str, &str)]) -> Self {
+        let sim = Simulator::start(SimConfig::default()).await.expect("simulator starts");
+        let mut tokens = Vec::new();
+        for spec in accounts {
+            tokens.push(sim.add_account(spec).expect("simulator account"));
+        }
+        let db = TestDatabase::create().await.expect("test database");
+        let port = free_port();
+        let master_key = run(&[], &["master-key"], None).trim().to_owned();
+        let mut env: Vec<(String, String)> = vec![
+            ("SWITCHBOARD_DATABASE_URL".into(), db.url().to_owned()),
+            ("SWITCHBOARD_REDIS_URL".into(), redis_url()),
+            ("SWITCHBOARD_REDIS_KEY_PREFIX".into(), unique_prefix("gw").replace(':', "-")),
+            ("SWITCHBOARD_SECRETS_MASTER_KEY".into(), master_key),
+            ("SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK".into(), "true".into()),
+            ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL".into(), format!("{}/backend-api", sim.base_url())),
+            ("SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL".into(), sim.oauth_issuer_url()),
+            ("SWITCHBOARD_SERVER_LISTEN".into(), format!("127.0.0.1:{port}")),
+            ("SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS".into(), "200".into()),
+            ("SWITCHBOARD_LOG_FORMAT".into(), "json".into()),
+            ("SWITCHBOARD_LOG_LEVEL".into(), "info".into()),
+        ];
+        env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        for token in &tokens {
+            let auth = serde_json::to_vec(&token.codex_auth_json()).expect("json");
+            run(&env, &["account", "import", "-"], Some(&auth));
+        }
+        let key = run(&env, &["key", "create", "e2e"], None).trim().to_owned();
+        let log = std::env::temp_dir().join(format!("switchboard-e2e-{}-{port}.log", std::process::id()));
+        let mut gateway = Self { url: format!("http://127.0.0.1:{port}"), key, sim, db, env, child: None, log };
+        gateway.spawn().await;
+        gateway
+    }
+
+    async fn spawn(&mut self) {
+        let log = std::fs::File::create(&self.log).expect("log file");
+        let child = Command::new(binary())
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("switchboard starts");
+        self.child = Some(child);
+        let url = format!("{}/readyz", self.url);
+        let log = self.log.clone();
+        wait_until("the gateway to be ready", Duration::from_secs(30), || {
+            let url = url.clone();
+            async move { reqwest::get(&url).await.ok().filter(|r| r.status() == 200).map(|_| ()) }
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}; log:\n{}", std::fs::read_to_string(&log).unwrap_or_default()));
+    }
+
+    pub fn client(&self) -> reqwest::Client {
+        reqwest::Client::builder().no_proxy().build().expect("client")
+    }
+
+    /// POST /v1/responses with this gateway's key.
+    pub async fn responses(&self, body: serde_json::Value) -> reqwest::Response {
+        self.client()
+            .post(format!("{}/v1/responses", self.url))
+            .bearer_auth(&self.key)
+            .json(&body)
+            .send()
+            .await
+            .expect("request reaches the gateway")
+    }
+
+    /// The gateway's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits for the exit code.
+    pub fn stop(&mut self) -> Option<i32> {
+        let child = self.child.as_mut()?;
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                self.child = None;
+                return status.code();
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// A pool on the gateway's schema, for assertions on what was recorded.
+    pub async fn pool(&self) -> sqlx::PgPool {
+        self.db.pool().await.expect("pool")
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+fn run(env: &[(String, String)], args: &[&str], stdin: Option<&[u8]>) -> String {
+    let mut child = Command::new(binary())
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("switchboard command starts");
+    if let Some(input) = stdin {
+        child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
+    }
+    let output = child.wait_with_output().expect("command ends");
+    assert!(
+        output.status.success(),
+        "switchboard {args:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf8 output")
+}
+
+/// Polls the request rows until `n` are terminal.
+pub async fn terminal_rows(pool: &sqlx::PgPool, n: i64) -> Vec<sqlx::postgres::PgRow> {
+    wait_until("the request rows to be written", Duration::from_secs(10), || async {
+        let rows = sqlx::query("SELECT * FROM model_requests WHERE status <> 'running' ORDER BY started_at")
+            .fetch_all(pool)
+            .await
+            .ok()?;
+        (rows.len() as i64 >= n).then_some(rows)
+    })
+    .await
+    .expect("rows written")
+}
