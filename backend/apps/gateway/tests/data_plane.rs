@@ -3,6 +3,7 @@
 mod client_errors;
 mod drain;
 mod failover;
+mod invariants;
 mod records;
 mod transparency;
 
@@ -25,6 +26,18 @@ pub fn events(body: &str) -> Vec<(String, Value)> {
             serde_json::from_str(&data).ok().map(|v| (name, v))
         })
         .collect()
+}
+
+/// Waits until the gateway logged loading the current `config_revision`.
+pub async fn wait_for_reload(gateway: &crate::gateway::Gateway) {
+    let pool = gateway.pool().await;
+    let revision: i64 =
+        sqlx::query_scalar("SELECT config_revision FROM runtime_settings").fetch_one(&pool).await.expect("revision");
+    test_support::wait_until("the gateway to reload the snapshot", std::time::Duration::from_secs(10), || async {
+        gateway.log().contains(&format!("\"revision\":{revision}")).then_some(())
+    })
+    .await
+    .expect("the gateway logs the reload");
 }
 
 /// Makes the runtime strategy `sticky` (first by weight, then by account id) so the first

@@ -7,5 +7,7 @@
 //! - every error reaching a client has the OpenAI error shape (client API) or the admin envelope.
 
 pub mod client;
+pub mod metrics;
 
 pub use client::{ClientApi, client_routes};
+pub use metrics::{Metrics, metrics_routes};

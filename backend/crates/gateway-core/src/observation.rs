@@ -181,6 +181,9 @@ impl ObservationReceiver {
         if n == 0 {
             return;
         }
+        if !ok {
+            tracing::warn!(dropped = n, "observation write failed; the observations are dropped");
+        }
         let counter = if ok { &self.stats.written } else { &self.stats.dropped_write };
         counter.fetch_add(n as u64, Ordering::Relaxed);
     }

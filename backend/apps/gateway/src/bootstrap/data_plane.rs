@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use gateway_api::{ClientApi, client_routes};
+use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
 use gateway_core::engine::{Engine, EngineSettings};
 use gateway_core::observation::{ObservationSinks, observation_queue};
@@ -150,6 +150,7 @@ pub async fn build(
     )?;
     let _ = shutdown;
 
+    let metrics = Metrics { observations: observations.stats().clone() };
     let engine = Arc::new(Engine {
         snapshots,
         providers,
@@ -164,7 +165,7 @@ pub async fn build(
             ..EngineSettings::default()
         },
     });
-    let router =
-        client_routes(ClientApi { engine: engine.clone(), body_limit: config.server.request_body_limit_bytes });
+    let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
+        .merge(metrics_routes(metrics));
     Ok(DataPlane { router })
 }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use sqlx::Row;
 use upstream_sim::AccountSpec;
 
-use super::{events, make_sticky};
+use super::{events, make_sticky, wait_for_reload};
 use crate::gateway::{Gateway, terminal_rows};
 
 async fn two_accounts() -> Gateway {
@@ -14,17 +14,6 @@ async fn two_accounts() -> Gateway {
     // The sticky order takes effect with the next snapshot (polled every 200 ms).
     wait_for_reload(&gateway).await;
     gateway
-}
-
-async fn wait_for_reload(gateway: &Gateway) {
-    let pool = gateway.pool().await;
-    let revision: i64 =
-        sqlx::query_scalar("SELECT config_revision FROM runtime_settings").fetch_one(&pool).await.expect("revision");
-    test_support::wait_until("the gateway to reload the snapshot", std::time::Duration::from_secs(10), || async {
-        gateway.log().contains(&format!("\"revision\":{revision}")).then_some(())
-    })
-    .await
-    .expect("the gateway logs the reload");
 }
 
 fn attempt_outcomes(row: &sqlx::postgres::PgRow) -> Vec<(String, String)> {
