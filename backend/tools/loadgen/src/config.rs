@@ -242,7 +242,7 @@ fn parse_target(url: &str, mode: Mode) -> anyhow::Result<Target> {
     let scheme = uri.scheme_str().unwrap_or_default();
     let wanted = if mode == Mode::Ws { "ws" } else { "http" };
     if scheme != wanted {
-        bail!("the {} mode needs a {wanted}:// URL, got {url:?} (no TLS: loopback targets only)", mode.as_str());
+        bail!("the {} mode needs a URL starting with {wanted}://, got {url:?} (no TLS)", mode.as_str());
     }
     let host = uri.host().with_context(|| format!("URL {url:?} has no host"))?;
     let port = uri.port_u16().unwrap_or(80);

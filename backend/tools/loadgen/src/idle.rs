@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::http::HttpClient;
 use crate::runner::Outcome;
 use crate::stats::{ErrorKind, Stats, Trace};
+use crate::usage;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct IdleSummary {
@@ -50,6 +51,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<Outcome> {
     let (opened_tx, mut opened_rx) = mpsc::channel::<bool>(streams);
     let cancel = CancellationToken::new();
     let start = Instant::now();
+    let cpu_start = usage::cpu_time();
     let mut tasks = JoinSet::new();
     for _ in 0..streams {
         tasks.spawn(hold(config.clone(), opened_tx.clone(), cancel.clone()));
@@ -99,7 +101,8 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<Outcome> {
             End::Failed => summary.failed += 1,
         }
     }
-    Ok(Outcome { stats, elapsed: start.elapsed(), idle: Some(summary) })
+    let cpu = usage::cpu_time().zip(cpu_start).map(|(end, begin)| end.saturating_sub(begin));
+    Ok(Outcome { stats, elapsed: start.elapsed(), cpu, idle: Some(summary) })
 }
 
 async fn hold(config: Arc<Config>, opened: mpsc::Sender<bool>, cancel: CancellationToken) -> (Stats, End) {

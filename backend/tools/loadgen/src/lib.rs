@@ -25,6 +25,7 @@ pub mod runner;
 pub mod sse;
 pub mod stats;
 pub mod table;
+pub mod usage;
 pub mod websocket;
 
 use std::sync::Arc;

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::config::Load;
+use crate::usage;
 
 pub struct Plan {
     warmup: u64,
@@ -14,7 +15,14 @@ pub struct Plan {
     duration: Option<Duration>,
     rate: Option<f64>,
     issued: AtomicU64,
-    start: OnceLock<Instant>,
+    start: OnceLock<Start>,
+}
+
+/// The moment measuring started, on the clock and in this process's CPU time.
+#[derive(Debug, Clone, Copy)]
+pub struct Start {
+    pub at: Instant,
+    pub cpu: Option<Duration>,
 }
 
 /// Permission to start one measured request, not before `not_before` when a rate is set.
@@ -42,15 +50,15 @@ impl Plan {
     }
 
     /// When measuring started: the first call (after the warm-up barrier) fixes it.
-    pub fn start(&self) -> Instant {
-        *self.start.get_or_init(Instant::now)
+    pub fn start(&self) -> Start {
+        *self.start.get_or_init(|| Start { at: Instant::now(), cpu: usage::cpu_time() })
     }
 
     /// The next measured request, or `None` when the count is reached or the duration is over.
     /// With a rate, request `i` is scheduled at `start + i / rate` (an open schedule: a worker
     /// that falls behind starts at once, so the achieved rate is capped by the connections).
     pub fn next(&self) -> Option<Ticket> {
-        let start = self.start();
+        let start = self.start().at;
         let index = self.issued.fetch_add(1, Ordering::Relaxed);
         if self.total.is_some_and(|total| index >= total) {
             return None;

@@ -10,6 +10,7 @@ use crate::histogram::Histogram;
 use crate::idle::IdleSummary;
 use crate::runner::Outcome;
 use crate::stats::{ErrorKind, Stats};
+use crate::usage;
 
 /// Bumped whenever a key changes meaning or disappears.
 pub const SCHEMA: u32 = 1;
@@ -35,6 +36,7 @@ pub struct Report {
     pub latency_us: Latency,
     pub expect_headers: Vec<HeaderCheck>,
     pub idle: Option<IdleSummary>,
+    pub client: Client,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -109,6 +111,19 @@ pub struct Summary {
     pub max: Option<u64>,
 }
 
+/// What loadgen itself used while measuring (`null` where the OS does not report it).
+#[derive(Debug, Clone, Serialize)]
+pub struct Client {
+    /// User + system CPU seconds over `elapsed_s` (10 ms resolution).
+    pub cpu_s: Option<f64>,
+    /// `cpu_s / elapsed_s`: near `target.threads` means loadgen was the bottleneck.
+    pub cpu_share: Option<f64>,
+    /// CPU microseconds per completed request.
+    pub cpu_per_request_us: Option<f64>,
+    /// Peak resident memory of the loadgen process, KiB.
+    pub max_rss_kb: Option<u64>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct HeaderCheck {
     pub header: String,
@@ -173,6 +188,15 @@ impl Report {
             },
             expect_headers: header_checks(config, stats),
             idle: outcome.idle.clone(),
+            client: Client {
+                cpu_s: outcome.cpu.map(|c| c.as_secs_f64()),
+                cpu_share: outcome.cpu.filter(|_| seconds > 0.0).map(|c| c.as_secs_f64() / seconds),
+                cpu_per_request_us: outcome
+                    .cpu
+                    .filter(|_| completed > 0)
+                    .map(|c| c.as_secs_f64() * 1e6 / completed as f64),
+                max_rss_kb: usage::max_rss_kb(),
+            },
         }
     }
 

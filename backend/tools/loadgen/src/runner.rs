@@ -13,6 +13,7 @@ use crate::http::HttpClient;
 use crate::idle::{self, IdleSummary};
 use crate::plan::Plan;
 use crate::stats::Stats;
+use crate::usage;
 use crate::websocket::WsClient;
 
 /// Everything a run measured, before it is shaped into a report.
@@ -20,6 +21,8 @@ pub struct Outcome {
     pub stats: Stats,
     /// From the start of measuring to the end of the last request.
     pub elapsed: Duration,
+    /// CPU time loadgen used over `elapsed` (user + system), where the OS reports it.
+    pub cpu: Option<Duration>,
     pub idle: Option<IdleSummary>,
 }
 
@@ -43,8 +46,9 @@ async fn load(config: Arc<Config>) -> anyhow::Result<Outcome> {
         stats.merge(&done.context("a worker task failed")?);
     }
     let start = plan.start();
-    let elapsed = stats.finished_at.unwrap_or_else(Instant::now).saturating_duration_since(start);
-    Ok(Outcome { stats, elapsed, idle: None })
+    let elapsed = stats.finished_at.unwrap_or_else(Instant::now).saturating_duration_since(start.at);
+    let cpu = usage::cpu_time().zip(start.cpu).map(|(end, begin)| end.saturating_sub(begin));
+    Ok(Outcome { stats, elapsed, cpu, idle: None })
 }
 
 enum Session {

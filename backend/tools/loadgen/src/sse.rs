@@ -61,7 +61,7 @@ impl EventScanner {
                     continue;
                 }
             }
-            match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', chunk) {
                 None => {
                     self.take(chunk);
                     break;

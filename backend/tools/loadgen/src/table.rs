@@ -51,6 +51,10 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
         let prefix = h.prefix.as_deref().map(|p| format!(": {p}")).unwrap_or_default();
         writeln!(out, "  expect {}{prefix}: {} violations in {} responses", h.header, h.violations, h.checked)?;
     }
+    if let (Some(cpu), Some(share)) = (r.client.cpu_s, r.client.cpu_share) {
+        let per_request = r.client.cpu_per_request_us.map(|us| format!(", {us:.1}µs/req")).unwrap_or_default();
+        writeln!(out, "  loadgen cpu {cpu:.2}s ({:.0}% of one core{per_request})", share * 100.0)?;
+    }
     if let Some(idle) = &r.idle {
         writeln!(
             out,

@@ -42,7 +42,8 @@ async fn every_documented_key_is_present() {
             "connections",
             "latency_us",
             "expect_headers",
-            "idle"
+            "idle",
+            "client"
         ]
     );
     assert_eq!(json["schema"], 1);
@@ -80,6 +81,8 @@ async fn every_documented_key_is_present() {
     assert_eq!(keys(&json["expect_headers"][0]), ["header", "prefix", "checked", "violations"]);
     assert_eq!(json["status"]["200"], 3);
     assert!(json["idle"].is_null());
+    assert_eq!(keys(&json["client"]), ["cpu_s", "cpu_share", "cpu_per_request_us", "max_rss_kb"]);
+    assert!(json["client"]["max_rss_kb"].as_u64().is_some_and(|kb| kb > 0), "read from /proc on Linux");
     let table = loadgen::table::render(&report);
     assert!(table.contains("first_event") && table.contains("simulator"), "{table}");
 }
