@@ -3,7 +3,8 @@
 //! Values below 256 µs have a bucket each; above that every power of two is split into 128
 //! buckets, so a reported percentile is at most 0.8% above the value that was recorded (it is the
 //! highest value of its bucket, capped at the exact maximum). Count, sum, min and max are exact.
-//! Recording is an index computation and an increment: no allocation after the first record.
+//! Recording is an index computation and an increment. Buckets are stored in groups of 128 that
+//! are allocated when first used (1 KiB each), so a histogram with a narrow range stays small.
 
 use std::time::Duration;
 
@@ -13,7 +14,9 @@ const EXACT: u64 = 256;
 const SUB_BITS: u32 = 7;
 /// Values are clamped below 2^40 µs (about 12.7 days).
 const MAX_EXP: u32 = 40;
-const BUCKETS: usize = EXACT as usize + (MAX_EXP - 8) as usize * (1 << SUB_BITS);
+const GROUP: usize = 1 << SUB_BITS;
+const BUCKETS: usize = EXACT as usize + (MAX_EXP - 8) as usize * GROUP;
+const GROUPS: usize = BUCKETS / GROUP;
 const CLAMP: u64 = (1 << MAX_EXP) - 1;
 
 /// The summary a report prints for one histogram (all values in microseconds).
@@ -31,8 +34,9 @@ pub struct Summary {
 
 #[derive(Debug, Clone, Default)]
 pub struct Histogram {
-    /// Empty until the first record, so histograms that a mode never uses cost nothing.
-    counts: Vec<u64>,
+    /// Bucket groups by `index / GROUP`; empty until the first record, so histograms that a
+    /// mode never uses cost nothing.
+    groups: Vec<Option<Box<[u64; GROUP]>>>,
     count: u64,
     sum: u128,
     min: u64,
@@ -51,11 +55,12 @@ impl Histogram {
 
     pub fn record_micros(&mut self, micros: u64) {
         let value = micros.min(CLAMP);
-        if self.counts.is_empty() {
-            self.counts = vec![0; BUCKETS];
+        if self.groups.is_empty() {
+            self.groups = vec![None; GROUPS];
             self.min = value;
         }
-        self.counts[index(value)] += 1;
+        let i = index(value);
+        self.groups[i / GROUP].get_or_insert_with(|| Box::new([0; GROUP]))[i % GROUP] += 1;
         self.count += 1;
         self.sum += u128::from(value);
         self.min = self.min.min(value);
@@ -70,12 +75,16 @@ impl Histogram {
         if other.count == 0 {
             return;
         }
-        if self.counts.is_empty() {
+        if self.groups.is_empty() {
             *self = other.clone();
             return;
         }
-        for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
-            *mine += theirs;
+        for (mine, theirs) in self.groups.iter_mut().zip(&other.groups) {
+            let Some(theirs) = theirs else { continue };
+            let mine = mine.get_or_insert_with(|| Box::new([0; GROUP]));
+            for (m, t) in mine.iter_mut().zip(theirs.iter()) {
+                *m += t;
+            }
         }
         self.count += other.count;
         self.sum += other.sum;
@@ -91,10 +100,13 @@ impl Histogram {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (i, c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return Some(highest_in_bucket(i).min(self.max).max(self.min));
+        for (g, group) in self.groups.iter().enumerate() {
+            let Some(group) = group else { continue };
+            for (slot, c) in group.iter().enumerate() {
+                seen += c;
+                if seen >= rank {
+                    return Some(highest_in_bucket(g * GROUP + slot).min(self.max).max(self.min));
+                }
             }
         }
         Some(self.max)

@@ -50,14 +50,12 @@ impl ErrorKind {
     }
 }
 
-/// Status codes 100..=599 are counted in a fixed array; anything else lands in the last slot.
-const STATUS_SLOTS: usize = 501;
-
 #[derive(Debug, Clone)]
 pub struct Stats {
     pub ok: u64,
     pub errors: [u64; ErrorKind::ALL.len()],
-    status: Vec<u64>,
+    /// `(status, count)`, in order of first appearance: a run sees a handful of codes.
+    status: Vec<(u16, u64)>,
     pub bytes: u64,
     pub events: u64,
     pub connections: u64,
@@ -79,7 +77,7 @@ impl Stats {
         Self {
             ok: 0,
             errors: [0; ErrorKind::ALL.len()],
-            status: vec![0; STATUS_SLOTS],
+            status: Vec::new(),
             bytes: 0,
             events: 0,
             connections: 0,
@@ -107,16 +105,19 @@ impl Stats {
     }
 
     pub fn count_status(&mut self, status: u16) {
-        let slot = if (100..=599).contains(&status) { usize::from(status - 100) } else { STATUS_SLOTS - 1 };
-        self.status[slot] += 1;
+        self.add_status(status, 1);
     }
 
-    /// `(status, count)` for every status seen; codes outside 100..=599 are reported as 0.
+    fn add_status(&mut self, status: u16, count: u64) {
+        match self.status.iter_mut().find(|(code, _)| *code == status) {
+            Some((_, n)) => *n += count,
+            None => self.status.push((status, count)),
+        }
+    }
+
+    /// `(status, count)` for every status seen.
     pub fn statuses(&self) -> impl Iterator<Item = (u16, u64)> + '_ {
-        self.status.iter().enumerate().filter(|(_, c)| **c > 0).map(|(slot, c)| {
-            let code = if slot == STATUS_SLOTS - 1 { 0 } else { slot as u16 + 100 };
-            (code, *c)
-        })
+        self.status.iter().copied()
     }
 
     /// Folds one finished request in. Latency histograms only take successful requests; bytes,
@@ -148,8 +149,8 @@ impl Stats {
         for (mine, theirs) in self.errors.iter_mut().zip(other.errors) {
             *mine += theirs;
         }
-        for (mine, theirs) in self.status.iter_mut().zip(&other.status) {
-            *mine += theirs;
+        for &(code, count) in &other.status {
+            self.add_status(code, count);
         }
         self.bytes += other.bytes;
         self.events += other.events;

@@ -47,8 +47,7 @@ async fn holds_endless_streams_and_writes_the_ready_file() {
 async fn short_streams_end_early_and_failures_are_counted() {
     let server = serve(Reply::Sse(Sse::events(2))).await;
     let report =
-        run(&["idle", &server.url("/"), "-d", "{}", "-c", "3", "--hold", "300ms", "--read-interval", "10ms", "-q"])
-            .await;
+        run(&["idle", &server.url("/"), "-d", "{}", "-c", "3", "--hold", "1s", "--read-interval", "10ms", "-q"]).await;
     let idle = report.idle.as_ref().expect("idle section");
     assert_eq!((idle.opened, idle.ended_early, idle.open_at_end), (3, 3, 0));
     assert_eq!(report.events.total, 6);
