@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::servers::http::{Reply, Sse, serve};
+use crate::servers::http::{Reply, Sse, serve, serve_with};
 use crate::{assert_dominated, assert_ordered, run};
 
 #[tokio::test]
@@ -105,4 +105,14 @@ async fn expected_headers_are_checked_on_every_response() {
         ]
     );
     assert_eq!(report.requests.ok, 8, "a missing header is a violation, not a failed request");
+}
+
+#[tokio::test]
+async fn a_server_without_keep_alive_gets_a_connection_per_request() {
+    let server = serve_with(Reply::Sse(Sse::events(4)), false).await;
+    let report = run(&["sse", &server.url("/"), "-d", "{}", "-c", "2", "-n", "10"]).await;
+    assert_eq!(report.requests.ok, 10, "{:?}", report.errors);
+    assert_eq!(report.events.total, 40);
+    assert_eq!(report.connections.opened, 10);
+    assert_eq!(report.latency_us.connect.count, 10);
 }

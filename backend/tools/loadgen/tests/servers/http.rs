@@ -50,6 +50,11 @@ pub enum Reply {
 
 /// Serves `reply` to every request; each response carries `x-request-id: req_N`.
 pub async fn serve(reply: Reply) -> Server {
+    serve_with(reply, true).await
+}
+
+/// As `serve`; without keep-alive every response says `connection: close` and the server closes.
+pub async fn serve_with(reply: Reply, keep_alive: bool) -> Server {
     let listener = listener().await;
     let addr = listener.local_addr().expect("bound address");
     let reply = Arc::new(reply);
@@ -64,8 +69,10 @@ pub async fn serve(reply: Reply) -> Server {
                     let id = counter.fetch_add(1, Ordering::Relaxed);
                     async move { Ok::<_, Infallible>(respond(&reply, id, request).await) }
                 });
-                let _ =
-                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(keep_alive)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
             });
         }
     });
