@@ -43,6 +43,9 @@ pub enum Command {
     /// Manage client API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Show or change the runtime settings (strategy, concurrency, aliases, …).
+    #[command(subcommand)]
+    Settings(SettingsCommand),
     /// Print a new random master key (`ID:BASE64`) for `secrets.master_key`.
     MasterKey,
     /// Print the version and exit.
@@ -66,6 +69,17 @@ pub enum AccountCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum SettingsCommand {
+    /// Print the runtime settings as JSON.
+    Show,
+    /// Change settings: `name=value` pairs, names as `show` prints them.
+    Set {
+        #[arg(required = true)]
+        assignments: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 pub enum KeyCommand {
     /// Create a client key and print it once on standard output.
     Create {
@@ -85,6 +99,9 @@ pub enum KeyCommand {
         /// Expire after this many days.
         #[arg(long)]
         expires_days: Option<u32>,
+        /// Create this many keys (NAME-1 … NAME-N), printed one per line.
+        #[arg(long, default_value_t = 1)]
+        count: u32,
     },
 }
 
@@ -122,7 +139,11 @@ pub fn main() -> ExitCode {
                 Command::Account(AccountCommand::Export { confirmed, file }) => {
                     run(commands::account_export(config, confirmed, file))
                 }
-                Command::Key(KeyCommand::Create { name, concurrency, rpm, models, groups, expires_days }) => {
+                Command::Settings(SettingsCommand::Show) => run(commands::settings_show(config)),
+                Command::Settings(SettingsCommand::Set { assignments }) => {
+                    run(commands::settings_set(config, assignments))
+                }
+                Command::Key(KeyCommand::Create { name, concurrency, rpm, models, groups, expires_days, count }) => {
                     let options = commands::KeyOptions {
                         name,
                         concurrency,
@@ -130,6 +151,7 @@ pub fn main() -> ExitCode {
                         models,
                         groups,
                         expires_days,
+                        count,
                     };
                     run(commands::key_create(config, options))
                 }

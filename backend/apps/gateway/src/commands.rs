@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use gateway_admin::accounts::{export_accounts, import_accounts};
 use gateway_admin::audit::AuditActor;
-use gateway_admin::client_keys::{KeySpec, create_key};
+use gateway_admin::client_keys::{KeySpec, create_key, create_keys};
 use gateway_admin::ports::AccountDirectory;
 use gateway_core::credential_import::CredentialImporter;
 use gateway_core::domain::{ClientKeyLimits, GroupId};
@@ -114,6 +114,8 @@ pub struct KeyOptions {
     pub models: Option<Vec<String>>,
     pub groups: Vec<i64>,
     pub expires_days: Option<u32>,
+    /// More than one: keys named NAME-1 … NAME-N, one per line.
+    pub count: u32,
 }
 
 /// `switchboard key create NAME`: prints the plaintext key once, on stdout.
@@ -130,9 +132,70 @@ pub async fn key_create(config: Config, options: KeyOptions) -> Result<(), Start
         allowed_models: options.models,
         groups: options.groups.into_iter().map(GroupId).collect(),
     };
-    let created = create_key(store.as_ref(), actor(), spec).await.map_err(failed)?;
-    eprintln!("created client key {} (shown once; store it now)", created.id.0);
-    println!("{}", created.secret.expose());
+    if options.count > 1 {
+        let created = create_keys(store.as_ref(), actor(), spec, options.count).await.map_err(failed)?;
+        eprintln!("created {} client keys (shown once; store them now)", created.len());
+        let mut out = String::with_capacity(created.len() * 48);
+        for key in &created {
+            out.push_str(key.secret.expose());
+            out.push('\n');
+        }
+        print!("{out}");
+    } else {
+        let created = create_key(store.as_ref(), actor(), spec).await.map_err(failed)?;
+        eprintln!("created client key {} (shown once; store it now)", created.id.0);
+        println!("{}", created.secret.expose());
+    }
+    store.close().await;
+    Ok(())
+}
+
+/// `switchboard settings show`
+pub async fn settings_show(config: Config) -> Result<(), StartError> {
+    use gateway_admin::ports::RuntimeSettingsReader;
+    let store = open_postgres(&config).await?;
+    let (revision, settings) = store.read_runtime_settings().await.map_err(failed)?;
+    let mut value = serde_json::to_value(&settings).map_err(failed)?;
+    value["configRevision"] = serde_json::json!(revision.0);
+    println!("{}", serde_json::to_string_pretty(&value).map_err(failed)?);
+    store.close().await;
+    Ok(())
+}
+
+/// `switchboard settings set name=value …`: names as `settings show` prints them; values are
+/// JSON (numbers, strings, objects) or bare strings.
+pub async fn settings_set(config: Config, assignments: Vec<String>) -> Result<(), StartError> {
+    use gateway_admin::audit::AuditEntry;
+    use gateway_admin::ports::{RuntimeSettingsReader, UnitOfWork};
+    let store = open_postgres(&config).await?;
+    let (_, settings) = store.read_runtime_settings().await.map_err(failed)?;
+    let mut value = serde_json::to_value(&settings).map_err(failed)?;
+    let mut changed = serde_json::Map::new();
+    for assignment in &assignments {
+        let (name, raw) =
+            assignment.split_once('=').ok_or_else(|| failed(format!("`{assignment}` is not name=value")))?;
+        if value.get(name).is_none() {
+            return Err(failed(format!("unknown runtime setting `{name}`")));
+        }
+        let parsed = serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_owned()));
+        value[name] = parsed.clone();
+        changed.insert(name.to_owned(), parsed);
+    }
+    let next: gateway_core::domain::RuntimeSettings =
+        serde_json::from_value(value).map_err(|e| failed(format!("invalid runtime settings: {e}")))?;
+    let mut tx = store.begin().await.map_err(failed)?;
+    tx.update_runtime_settings(&next).await.map_err(failed)?;
+    let receipt = tx
+        .commit(AuditEntry::new(
+            actor(),
+            "runtime_settings.update",
+            "runtime_settings",
+            None,
+            serde_json::Value::Object(changed),
+        ))
+        .await
+        .map_err(failed)?;
+    eprintln!("runtime settings updated (config revision {})", receipt.config_revision.0);
     store.close().await;
     Ok(())
 }

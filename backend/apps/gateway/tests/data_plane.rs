@@ -40,11 +40,9 @@ pub async fn wait_for_reload(gateway: &crate::gateway::Gateway) {
     .expect("the gateway logs the reload");
 }
 
-/// Makes the runtime strategy `sticky` (first by weight, then by account id) so the first
-/// account is tried first; bumps the revision so the gateway reloads.
-pub async fn make_sticky(pool: &sqlx::PgPool) {
-    sqlx::query("UPDATE runtime_settings SET rotation_strategy = 'sticky', config_revision = config_revision + 1")
-        .execute(pool)
-        .await
-        .expect("settings updated");
+/// Makes the runtime strategy `sticky` (first by weight, then by account id) through the
+/// command line, so the first account is tried first, and waits for the gateway to reload.
+pub async fn make_sticky(gateway: &crate::gateway::Gateway) {
+    gateway.command(&["settings", "set", "rotationStrategy=sticky"]);
+    wait_for_reload(gateway).await;
 }

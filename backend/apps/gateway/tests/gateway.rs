@@ -83,6 +83,11 @@ impl Gateway {
         .unwrap_or_else(|e| panic!("{e}; log:\n{}", std::fs::read_to_string(&log).unwrap_or_default()));
     }
 
+    /// Runs a `switchboard` command with this gateway's configuration.
+    pub fn command(&self, args: &[&str]) -> String {
+        run(&self.env, args, None)
+    }
+
     pub fn client(&self) -> reqwest::Client {
         reqwest::Client::builder().no_proxy().build().expect("client")
     }

@@ -5,14 +5,12 @@ use serde_json::{Value, json};
 use sqlx::Row;
 use upstream_sim::AccountSpec;
 
-use super::{events, make_sticky, wait_for_reload};
+use super::{events, make_sticky};
 use crate::gateway::{Gateway, terminal_rows};
 
 async fn two_accounts() -> Gateway {
     let gateway = Gateway::start(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")]).await;
-    make_sticky(&gateway.pool().await).await;
-    // The sticky order takes effect with the next snapshot (polled every 200 ms).
-    wait_for_reload(&gateway).await;
+    make_sticky(&gateway).await;
     gateway
 }
 

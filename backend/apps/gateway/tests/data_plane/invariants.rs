@@ -55,8 +55,7 @@ async fn requests_are_served_while_the_request_log_cannot_be_written() {
 async fn an_ambiguous_outcome_is_not_replayed() {
     let gateway = Gateway::start(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")]).await;
     let pool = gateway.pool().await;
-    make_sticky(&pool).await;
-    super::wait_for_reload(&gateway).await;
+    make_sticky(&gateway).await;
     gateway.sim.script("acct-a", "reset_after=0", 1).expect("script");
     let response = gateway.responses(json!({"model": "gpt-5.4", "input": "hi", "stream": true})).await;
     assert_eq!(response.status(), 504);
@@ -79,9 +78,7 @@ async fn an_ambiguous_outcome_is_not_replayed() {
 #[tokio::test]
 async fn each_upstream_call_carries_its_own_accounts_credential() {
     let gateway = Gateway::start(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")]).await;
-    let pool = gateway.pool().await;
-    make_sticky(&pool).await;
-    super::wait_for_reload(&gateway).await;
+    make_sticky(&gateway).await;
     gateway.sim.script("acct-a", "status=503", 1).expect("script");
     let response = gateway.responses(json!({"model": "gpt-5.4", "input": "hi"})).await;
     assert_eq!(response.status(), 200);
