@@ -4,6 +4,7 @@ mod extract;
 mod models;
 mod reply;
 mod responses;
+mod websocket;
 
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ pub struct ClientApi {
 
 pub fn client_routes(api: ClientApi) -> Router {
     Router::new()
-        .route("/v1/responses", post(responses::create))
+        .route("/v1/responses", post(responses::create).get(websocket::upgrade))
         .route("/v1/models", get(models::list))
         .route("/v1/models/{id}", get(models::get))
         .route("/v1/{*rest}", axum::routing::any(reply::not_found))

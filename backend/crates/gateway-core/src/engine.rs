@@ -6,6 +6,7 @@
 pub mod attempts;
 pub mod auth;
 pub mod candidates;
+pub mod continuation;
 pub mod delivery;
 pub mod failover;
 pub mod models;
@@ -21,12 +22,13 @@ use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
-use crate::coordination::{RequestSlots, SessionSignal, SignalSource};
+use crate::coordination::{ContinuationPins, RequestSlots, SessionSignal, SignalSource};
 use crate::domain::{RequestId, Transport};
 use crate::observation::ObservationQueue;
-use crate::provider::{Operation, ProviderSet};
+use crate::provider::{Operation, ProviderSet, UpstreamRoute};
 use crate::snapshot::SnapshotHolder;
 
+pub use continuation::SocketSession;
 pub use delivery::{Delivery, NonStreamReply};
 
 /// Tunables of the data plane.
@@ -43,6 +45,8 @@ pub struct EngineSettings {
     pub affinity_idle_ttl: Duration,
     /// After this a still-running request row is recovered as `incomplete`.
     pub request_deadline: Duration,
+    /// How long a continuation pin lives (longer than any upstream socket).
+    pub pin_ttl: Duration,
 }
 
 impl Default for EngineSettings {
@@ -54,6 +58,7 @@ impl Default for EngineSettings {
             header_timeout: Duration::from_secs(90),
             affinity_idle_ttl: Duration::from_secs(3600),
             request_deadline: Duration::from_secs(3600),
+            pin_ttl: Duration::from_secs(2 * 3600),
         }
     }
 }
@@ -67,6 +72,8 @@ pub struct InboundRequest {
     /// Header names in lower case.
     pub headers: Vec<(String, Bytes)>,
     pub body: Bytes,
+    /// Set for requests arriving on a client WebSocket.
+    pub session: Option<SocketSession>,
 }
 
 /// What the API layer sends back.
@@ -91,6 +98,7 @@ pub struct Engine {
     pub snapshots: SnapshotHolder,
     pub providers: ProviderSet,
     pub slots: Arc<dyn RequestSlots>,
+    pub pins: Arc<dyn ContinuationPins>,
     pub observations: ObservationQueue,
     pub prices: Arc<PriceTable>,
     pub settings: EngineSettings,
@@ -133,23 +141,33 @@ impl Engine {
             Ok(stream) => stream.unwrap_or(false),
             Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, error.to_string()), None),
         };
-        if view.has("previous_response_id") && view.raw(&inbound.body, "previous_response_id") != Some(b"null") {
-            // Continuation across HTTP requests is not served yet: official clients answer this
-            // error by resending the full history.
-            return Reply::error(
-                &ApiError::new(
-                    ErrorCode::PreviousResponseNotFound,
-                    "Previous response not found; resend the full input.",
-                )
-                .with_param("previous_response_id"),
-                None,
-            );
-        }
+        let previous = match view.string(&inbound.body, "previous_response_id") {
+            Ok(previous) => previous.filter(|p| !p.is_empty()),
+            Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, error.to_string()), None),
+        };
 
-        // 4. Route plan: model mapping and the providers/accounts that may serve it.
-        let plan = match route_plan::RoutePlan::compile(&snapshot, &key, &model, &self.providers) {
+        // 4. Route plan: model mapping and the providers/accounts that may serve it. A
+        //    continuation may run only on the account that owns the previous response.
+        let mut plan = match route_plan::RoutePlan::compile(&snapshot, &key, &model, &self.providers) {
             Ok(plan) => plan,
             Err(error) => return Reply::error(&error, None),
+        };
+        let continuation = match &previous {
+            Some(previous) => {
+                match continuation::resolve(self, &snapshot, &key, previous, inbound.session.as_ref()).await {
+                    Ok(found) => {
+                        plan.steps.retain(|(provider, _)| *provider == found.provider);
+                        Some(found)
+                    }
+                    Err(error) => return Reply::error(&error, None),
+                }
+            }
+            None => None,
+        };
+        let route = match (&continuation, &inbound.session) {
+            (Some(found), _) => found.route.clone(),
+            (None, Some(session)) => UpstreamRoute::Socket { conversation: session.conversation },
+            (None, None) => UpstreamRoute::Http,
         };
 
         // 5. Record the start before anything can reach upstream (invariant 2).
@@ -177,6 +195,8 @@ impl Engine {
             view: &view,
             stream,
             session: session.as_ref(),
+            route: &route,
+            only_account: continuation.as_ref().map(|c| c.owner),
         };
         let accepted = match attempts::run(&call, &mut record).await {
             Ok(accepted) => accepted,
@@ -194,6 +214,12 @@ impl Engine {
         };
 
         // 7. Deliver through the commit barrier; the terminal observation follows the stream.
+        let pin = (accepted.reply.transport == Transport::Websocket).then(|| delivery::PinContext {
+            pins: self.pins.clone(),
+            key: key.clone(),
+            provider: accepted.provider,
+            ttl: self.settings.pin_ttl,
+        });
         let delivery = Delivery::new(
             accepted,
             record,
@@ -201,8 +227,10 @@ impl Engine {
             self.prices.clone(),
             self.slots.clone(),
             &self.settings,
+            pin,
         );
-        if stream {
+        // A WebSocket client always receives events, whatever `stream` says.
+        if stream || inbound.session.is_some() {
             match delivery.prefetch().await {
                 Ok((headers, delivery)) => Reply::Stream { request_id, headers, body: Box::new(delivery) },
                 Err(error) => Reply::error(&error, Some(request_id)),

@@ -43,6 +43,26 @@ impl Operation {
     }
 }
 
+/// How the provider reaches upstream for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamRoute {
+    /// A fresh HTTP call (SSE): the usual path of HTTP clients.
+    Http,
+    /// The upstream WebSocket bound to this client conversation (a client WebSocket session):
+    /// reusing it keeps the upstream's per-socket state for the next turn.
+    Socket { conversation: u64 },
+    /// Continue `response_id` on the live upstream socket that produced it, and bind that socket
+    /// to `conversation` when given. Fails with [`FailureClass::ContinuationLost`] when no live
+    /// socket holds it.
+    Continue { response_id: String, conversation: Option<u64> },
+}
+
+impl UpstreamRoute {
+    pub fn is_continuation(&self) -> bool {
+        matches!(self, Self::Continue { .. })
+    }
+}
+
 /// One attempt's call to a provider.
 pub struct UpstreamCall<'a> {
     pub request: RequestId,
@@ -61,6 +81,7 @@ pub struct UpstreamCall<'a> {
     pub client_headers: &'a [(String, Bytes)],
     /// Bound on the time until the upstream answers with headers.
     pub header_timeout: Duration,
+    pub route: &'a UpstreamRoute,
 }
 
 /// What an upstream stream yields: frames for the client, and facts the provider consumed from
@@ -87,6 +108,8 @@ pub struct UpstreamReply {
     pub forward_headers: Vec<(String, String)>,
     pub connect_time: Option<Duration>,
     pub headers_time: Duration,
+    /// The upstream transport that served the call (a WebSocket answer can be continued).
+    pub transport: crate::domain::Transport,
 }
 
 /// The stream broke after the upstream accepted the call.
@@ -118,6 +141,9 @@ pub enum FailureClass {
     /// The upstream refused the request itself (4xx about the body): the client gets the error
     /// and nothing is retried.
     Rejected(Box<ApiError>),
+    /// The state a `previous_response_id` needs is gone (no live socket holds it, or the
+    /// upstream answered `previous_response_not_found`): the client must resend the history.
+    ContinuationLost,
 }
 
 /// A failed attempt.
@@ -154,6 +180,7 @@ impl AttemptFailure {
             FailureClass::ConnectFailed => "upstream_connect_failed",
             FailureClass::Ambiguous => "upstream_ambiguous",
             FailureClass::Rejected(_) => "upstream_rejected",
+            FailureClass::ContinuationLost => "previous_response_not_found",
         }
     }
 }

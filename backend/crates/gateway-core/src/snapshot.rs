@@ -119,6 +119,15 @@ impl RuntimeSnapshot {
         indices.iter().map(move |i| &self.accounts[*i])
     }
 
+    /// Whether `account` lies in `scope`.
+    pub fn in_scope(&self, scope: &AccountScope, account: AccountId) -> bool {
+        let Some(index) = self.account_index.get(&account) else { return false };
+        match &scope.members {
+            None => true,
+            Some(members) => members.values().any(|indices| indices.binary_search(index).is_ok()),
+        }
+    }
+
     /// The candidate pool of `scope` × `provider` × `model`: the scoped accounts of the provider
     /// that pass `admit` (built once per snapshot).
     pub fn pool(

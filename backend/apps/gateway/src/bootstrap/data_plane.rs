@@ -155,6 +155,7 @@ pub async fn build(
         snapshots,
         providers,
         slots: storage.coordination.clone(),
+        pins: storage.coordination.clone(),
         observations,
         prices: Arc::new(PriceTable::default()),
         settings: EngineSettings {

@@ -21,6 +21,7 @@ pub async fn create(State(api): State<ClientApi>, headers: HeaderMap, body: Body
         api_key: extract::api_key(&headers),
         headers: extract::forwardable_headers(&headers),
         body,
+        session: None,
     };
     reply::from_reply(api.engine.handle(inbound).await)
 }

@@ -26,7 +26,7 @@ use crate::coordination::{
 };
 use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
-use crate::provider::{Provider, UpstreamCall, UpstreamReply};
+use crate::provider::{Provider, UpstreamCall, UpstreamReply, UpstreamRoute};
 use crate::snapshot::{KeyEntry, RuntimeSnapshot};
 
 /// Everything an attempt needs, borrowed from the request.
@@ -39,6 +39,9 @@ pub struct CallContext<'a> {
     pub view: &'a RequestBody,
     pub stream: bool,
     pub session: Option<&'a SessionSignal>,
+    pub route: &'a UpstreamRoute,
+    /// A continuation runs only on the account that owns the previous response.
+    pub only_account: Option<AccountId>,
 }
 
 /// An upstream that accepted the call, with the slots the request holds.
@@ -122,8 +125,15 @@ async fn run_provider(
             return Err(state.last_error.take().unwrap_or_else(no_account_error));
         }
         let now = OffsetDateTime::now_utc();
-        let candidates = candidates(ctx.snapshot, pool, strategy, &state.tried, now.unix_timestamp());
+        let candidates = match ctx.only_account {
+            Some(owner) if !state.tried.contains(&owner) => owner_candidate(ctx.snapshot, owner),
+            Some(_) => Vec::new(),
+            None => candidates(ctx.snapshot, pool, strategy, &state.tried, now.unix_timestamp()),
+        };
         if candidates.is_empty() {
+            if ctx.only_account.is_some() {
+                return Err(super::failover::previous_response_not_found());
+            }
             return Ok(None);
         }
         let request = AcquireRequest {
@@ -155,6 +165,10 @@ async fn run_provider(
             AcquireOutcome::NoAccount(none) => {
                 // Nothing was recorded: keep the replaced slot and its feedback for the release.
                 state.feedback = request.replaces.and_then(|r| r.feedback);
+                if ctx.only_account.is_some() && none.shortest_interval_wait().is_none() {
+                    // The owner cannot serve now (cooling down, at cap): the client resends.
+                    return Err(super::failover::previous_response_not_found());
+                }
                 if let Some(wait) = none.shortest_interval_wait()
                     && state.interval_waited + wait <= settings.max_interval_wait
                 {
@@ -190,6 +204,7 @@ async fn run_provider(
                 client_stream: ctx.stream,
                 client_headers: &ctx.inbound.headers,
                 header_timeout: settings.header_timeout,
+                route: ctx.route,
             };
             let failure = match provider.execute(call).await {
                 Ok(reply) => {
@@ -232,7 +247,12 @@ async fn run_provider(
                 Next::NextAccount(feedback) => {
                     state.feedback = feedback;
                     state.tried.push(account_id);
-                    state.last_error = Some(failure_error(&failure));
+                    state.last_error = Some(if ctx.only_account.is_some() {
+                        // The state lives on the owner only: no other account can continue it.
+                        super::failover::previous_response_not_found()
+                    } else {
+                        failure_error(&failure)
+                    });
                     break;
                 }
             }
@@ -255,6 +275,20 @@ fn candidates(
             let account = &snapshot.accounts()[index];
             AccountCandidate { account: account.id(), max_in_flight: account.max_in_flight, request_interval: interval }
         })
+        .collect()
+}
+
+/// The owner of a continuation as the only candidate.
+fn owner_candidate(snapshot: &RuntimeSnapshot, owner: AccountId) -> Vec<AccountCandidate> {
+    let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
+    snapshot
+        .account(owner)
+        .map(|account| AccountCandidate {
+            account: owner,
+            max_in_flight: account.max_in_flight,
+            request_interval: interval,
+        })
+        .into_iter()
         .collect()
 }
 
@@ -281,7 +315,7 @@ fn admission_error(denial: AdmissionDenial) -> ApiError {
     }
 }
 
-fn coordination_error(error: CoordinationError) -> ApiError {
+pub(crate) fn coordination_error(error: CoordinationError) -> ApiError {
     tracing::warn!(%error, "coordination failed; refusing the request");
     match error.kind() {
         CoordinationErrorKind::Unavailable => ApiError::new(

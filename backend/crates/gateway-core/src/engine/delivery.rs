@@ -28,8 +28,19 @@ use crate::domain::{AccountId, RequestStatus};
 use crate::observation::Observation;
 use crate::provider::{FrameStream, StreamFailure, UpstreamEvent};
 
+/// Where to pin a continuable response (an upstream WebSocket answer) before its id reaches
+/// the client.
+pub struct PinContext {
+    pub pins: Arc<dyn crate::coordination::ContinuationPins>,
+    pub key: Arc<crate::snapshot::KeyEntry>,
+    pub provider: crate::domain::ProviderKind,
+    pub ttl: Duration,
+}
+
 pub struct Delivery {
     frames: FrameStream,
+    pin: Option<PinContext>,
+    provider: crate::domain::ProviderKind,
     prefetched: Option<SseFrame>,
     record: RequestRecord,
     guard: Option<LeaseGuard>,
@@ -60,9 +71,12 @@ impl Delivery {
         prices: Arc<PriceTable>,
         slots: Arc<dyn RequestSlots>,
         settings: &EngineSettings,
+        pin: Option<PinContext>,
     ) -> Self {
         Self {
             frames: accepted.reply.frames,
+            pin,
+            provider: accepted.provider,
             prefetched: None,
             record,
             guard: Some(accepted.guard),
@@ -95,6 +109,12 @@ impl Delivery {
         loop {
             match next(&mut self.frames).await {
                 Some(Ok(UpstreamEvent::Frame(frame))) => {
+                    let job = self.pin_job(&frame);
+                    if let Some((pins, id, record, ttl)) = job
+                        && let Err(error) = pins.pin(id.as_bytes(), &record, ttl).await
+                    {
+                        tracing::warn!(%error, "continuation pin not written; the response cannot be continued");
+                    }
                     self.prefetched = Some(frame);
                     let headers = self.headers("text/event-stream");
                     return Ok((headers, self));
@@ -104,6 +124,40 @@ impl Delivery {
                 None => return Err(self.fail_before_commit("the upstream closed the stream before any event")),
             }
         }
+    }
+
+    /// Pins a continuable response before its id can reach the client. A failed pin write is
+    /// logged: the response is still delivered, it just cannot be continued.
+    /// What pinning this frame needs, if it is the `response.created` of a continuable response.
+    #[allow(clippy::type_complexity)]
+    fn pin_job(
+        &self,
+        frame: &SseFrame,
+    ) -> Option<(Arc<dyn crate::coordination::ContinuationPins>, String, crate::coordination::ContinuationPin, Duration)>
+    {
+        let pin = self.pin.as_ref()?;
+        if kind_of(frame) != EventKind::Created {
+            return None;
+        }
+        let id = frame.data().and_then(|d| read_facts(&d).response_id)?;
+        let record = super::continuation::pin_for(&pin.key, pin.provider, self.account, &id);
+        Some((pin.pins.clone(), id, record, pin.ttl))
+    }
+
+    /// The response id, once the upstream announced it.
+    pub fn response_id(&self) -> Option<&str> {
+        self.facts.response_id.as_deref()
+    }
+
+    /// Whether the response ended in a state a later turn can continue (completed or
+    /// incomplete), as opposed to failed or cut.
+    pub fn continuable(&self) -> bool {
+        matches!(self.facts.status.as_deref(), Some("completed" | "incomplete"))
+    }
+
+    /// The provider and account that served this response.
+    pub fn served_by(&self) -> (crate::domain::ProviderKind, AccountId) {
+        (self.provider, self.account)
     }
 
     /// Drives the whole stream and answers with the aggregated response object.

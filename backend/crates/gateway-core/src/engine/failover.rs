@@ -29,6 +29,15 @@ pub const MODEL_EXCLUSION: Duration = Duration::from_secs(60 * 60);
 /// Longest cooldown taken from an upstream reset time.
 pub const MAX_COOLDOWN: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// The error official clients answer by resending the full history.
+pub fn previous_response_not_found() -> ApiError {
+    ApiError::new(
+        ErrorCode::PreviousResponseNotFound,
+        "Previous response not found; resend the full input without previous_response_id.",
+    )
+    .with_param("previous_response_id")
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
     /// Renew the credential, then retry the same account.
@@ -50,6 +59,7 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
     }
     match &failure.class {
         FailureClass::Rejected(error) => Next::Fail((**error).clone()),
+        FailureClass::ContinuationLost => Next::Fail(previous_response_not_found()),
         FailureClass::Unauthorized if !recovered => Next::RecoverAndRetry,
         FailureClass::Unauthorized => {
             Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAUTHORIZED_COOLDOWN }))

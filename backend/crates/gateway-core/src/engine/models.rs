@@ -9,6 +9,11 @@ use super::{Engine, auth};
 use crate::provider::ModelInfo;
 
 impl Engine {
+    /// Checks the presented key without serving anything (WebSocket upgrades).
+    pub fn authenticate(&self, api_key: Option<&str>) -> Result<(), ApiError> {
+        auth::authenticate(&self.snapshots.current(), api_key, OffsetDateTime::now_utc()).map(|_| ())
+    }
+
     /// Models visible to the presented key (aliases included), sorted by id.
     pub fn models(&self, api_key: Option<&str>) -> Result<Vec<ModelInfo>, ApiError> {
         let snapshot = self.snapshots.current();

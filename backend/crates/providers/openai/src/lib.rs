@@ -21,8 +21,10 @@ pub mod provider;
 pub mod rate_limits;
 pub mod refresh;
 pub mod settings;
+pub mod socket_route;
 pub mod transport;
 pub mod upstream_url;
+pub mod websocket;
 
 pub use provider::OpenAiProvider;
 pub use settings::OpenAiSettings;

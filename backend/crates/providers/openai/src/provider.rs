@@ -14,8 +14,10 @@ use crate::catalog;
 use crate::credential::OpenAiCredential;
 use crate::refresh::{RefreshError, Refresher};
 use crate::settings::OpenAiSettings;
+use crate::socket_route::SocketRoute;
 use crate::transport::Transport;
 use crate::upstream_url::{UrlRefused, checked_base_url};
+use crate::websocket::{PoolLimits, PrewarmMemory, SocketPool, WsEndpoint};
 
 /// How long before expiry the next refresh is scheduled after a successful one.
 const REFRESH_MARGIN_SECONDS: i64 = 300;
@@ -27,6 +29,7 @@ struct Cached {
 
 pub struct OpenAiProvider {
     transport: Transport,
+    sockets: SocketRoute,
     refresher: Refresher,
     credentials: Arc<dyn CredentialStore>,
     /// The newest credential known per account: the snapshot's, or a newer one this process
@@ -47,8 +50,22 @@ impl OpenAiProvider {
             .map_err(|_| UrlRefused { url: backend.clone(), reason: "the HTTP client could not be built" })?;
         let transport = Transport::new(settings, &backend, client.clone())
             .map_err(|_| UrlRefused { url: backend.clone(), reason: "invalid request profile header values" })?;
+        let sockets = SocketRoute {
+            pool: SocketPool::new(PoolLimits::default()),
+            prewarms: PrewarmMemory::default(),
+            endpoint: WsEndpoint {
+                url: WsEndpoint::for_backend(&backend),
+                originator: settings.originator.clone(),
+                version: settings.client_version.clone(),
+                user_agent: settings.user_agent(),
+                connect_timeout: std::time::Duration::from_secs(15),
+            },
+            first_frame_timeout: settings.header_timeout,
+            idle_timeout: settings.stream_idle_timeout,
+        };
         Ok(Self {
             transport,
+            sockets,
             refresher: Refresher::new(client, &auth, &settings.client_id, settings.refresh_timeout),
             credentials,
             cache: Mutex::new(HashMap::new()),
@@ -121,7 +138,10 @@ impl Provider for OpenAiProvider {
 
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {
         let (_, credential) = self.credential_for(call.account)?;
-        self.transport.send(&call, &credential).await
+        match call.route {
+            gateway_core::provider::UpstreamRoute::Http => self.transport.send(&call, &credential).await,
+            _ => self.sockets.execute(&call, &credential, &self.transport).await,
+        }
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {

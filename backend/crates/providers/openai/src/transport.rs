@@ -94,6 +94,12 @@ impl Transport {
                 edit.remove(parameter);
             }
         }
+        // Frames of a client WebSocket falling back to HTTP carry WebSocket-only fields.
+        for parameter in ["type", "generate", "previous_response_id"] {
+            if view.has(parameter) {
+                edit.remove(parameter);
+            }
+        }
         if let Some(raw) = view.raw(body, "input")
             && raw.first() == Some(&b'"')
         {
@@ -151,8 +157,17 @@ impl Transport {
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
     ) -> Result<UpstreamReply, AttemptFailure> {
+        self.send_body(call, credential, Self::upstream_body(call)).await
+    }
+
+    /// Sends `body` (already in the backend's form) for `call`.
+    pub async fn send_body(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+        body: Vec<u8>,
+    ) -> Result<UpstreamReply, AttemptFailure> {
         let headers = self.headers(call, credential)?;
-        let body = Self::upstream_body(call);
         let started = Instant::now();
         let sent = self.client.post(&self.responses_url).headers(headers).body(body).send();
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
@@ -205,6 +220,7 @@ impl Transport {
             forward_headers,
             connect_time: None,
             headers_time,
+            transport: gateway_core::domain::Transport::Http,
         })
     }
 }

@@ -1,0 +1,187 @@
+//! Calls that go over an upstream WebSocket: client WebSocket sessions and continuations of a
+//! response that a live upstream socket holds. Falls back to HTTP SSE on the same account when
+//! the handshake fails (426, network), before anything is committed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use gateway_core::domain::{SendState, Transport as ClientTransport};
+use gateway_core::provider::{AttemptFailure, FailureClass, UpstreamCall, UpstreamEvent, UpstreamReply, UpstreamRoute};
+use serde_json::Value;
+
+use crate::credential::OpenAiCredential;
+use crate::transport::Transport;
+use crate::websocket::{
+    HandshakeFailure, PooledSocket, PrewarmMemory, SocketPool, WsEndpoint, exchange, ws_frame_body,
+};
+
+pub struct SocketRoute {
+    pub pool: SocketPool,
+    pub prewarms: PrewarmMemory,
+    pub endpoint: WsEndpoint,
+    pub first_frame_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+impl SocketRoute {
+    pub async fn execute(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+        http: &Transport,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        let account = call.account.id();
+        let (conversation, target) = match call.route {
+            UpstreamRoute::Socket { conversation } => (Some(*conversation), None),
+            UpstreamRoute::Continue { response_id, conversation } => (*conversation, Some(response_id.as_str())),
+            UpstreamRoute::Http => return http.send(call, credential).await,
+        };
+        let previous = call.view.string(call.body, "previous_response_id").ok().flatten();
+        if let Some(previous) = previous.as_deref().filter(|p| self.prewarms.knows(p)) {
+            // The previous response was our own synthetic prewarm: replay it over HTTP.
+            return self.replay_prewarm(call, credential, http, previous).await;
+        }
+        let started = Instant::now();
+        let mut fresh = false;
+        let pooled = match target {
+            Some(response_id) => match self.pool.for_response(account, response_id) {
+                Some(socket) => socket,
+                None => return Err(lost()),
+            },
+            None => match conversation.and_then(|c| self.pool.for_conversation(account, c)) {
+                Some(socket) => socket,
+                None => {
+                    fresh = true;
+                    match self.open(call, credential, conversation).await {
+                        Ok(Some(socket)) => socket,
+                        Ok(None) => return self.fall_back(call, credential, http, previous.is_some()).await,
+                        Err(failure) => return Err(failure),
+                    }
+                }
+            },
+        };
+        pooled.bind(conversation);
+        let frame = ws_frame_body(call);
+        let result = match exchange(pooled.clone(), frame.clone(), self.first_frame_timeout, self.idle_timeout).await {
+            Err(crate::websocket::exchange::ExchangeFailure::Stale) if previous.is_none() && !fresh => {
+                // A pooled socket died while idle (or hit its age limit): one fresh socket.
+                let Some(socket) = self.open(call, credential, conversation).await? else {
+                    return self.fall_back(call, credential, http, false).await;
+                };
+                exchange(socket, frame, self.first_frame_timeout, self.idle_timeout).await
+            }
+            other => other,
+        };
+        match result {
+            Ok((frames, quota)) => Ok(UpstreamReply {
+                frames,
+                quota,
+                served_model: None,
+                forward_headers: Vec::new(),
+                connect_time: None,
+                headers_time: started.elapsed(),
+                transport: ClientTransport::Websocket,
+            }),
+            Err(crate::websocket::exchange::ExchangeFailure::Stale) => Err(if previous.is_some() {
+                lost()
+            } else {
+                AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "the upstream socket was unusable")
+            }),
+            Err(crate::websocket::exchange::ExchangeFailure::Failed(failure)) => Err(failure),
+        }
+    }
+
+    /// A new socket in the pool; `Ok(None)` means "use HTTP" (handshake refused, pool full).
+    async fn open(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+        conversation: Option<u64>,
+    ) -> Result<Option<Arc<PooledSocket>>, AttemptFailure> {
+        let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
+        let session =
+            call.client_headers.iter().find(|(n, _)| n == "session_id" || n == "session-id").map(|(_, v)| v.as_ref());
+        match crate::websocket::connect::connect(&self.endpoint, credential, account_id, session).await {
+            Ok(socket) => Ok(self.pool.insert(call.account.id(), conversation, socket)),
+            Err(HandshakeFailure::FallBack(reason)) => {
+                tracing::info!(account = %call.account.id(), %reason, "upstream WebSocket refused; using HTTP SSE");
+                Ok(None)
+            }
+            Err(HandshakeFailure::RateLimited) => Err(AttemptFailure::new(
+                FailureClass::RateLimited { until: None },
+                SendState::Sent,
+                "upstream 429 at the WebSocket upgrade",
+            )
+            .with_status(429)),
+            Err(HandshakeFailure::Unauthorized) => Err(AttemptFailure::new(
+                FailureClass::Unauthorized,
+                SendState::Sent,
+                "upstream 401 at the WebSocket upgrade",
+            )
+            .with_status(401)),
+        }
+    }
+
+    /// HTTP SSE on the same account. A prewarm is answered locally; a turn that depends on an
+    /// upstream socket's state cannot be served over HTTP.
+    async fn fall_back(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+        http: &Transport,
+        continuation: bool,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        if continuation {
+            return Err(lost());
+        }
+        if call.view.boolean(call.body, "generate").ok().flatten() == Some(false) {
+            let request: Value = serde_json::from_slice(call.body).unwrap_or(Value::Null);
+            let frames = self.prewarms.answer(request, call.upstream_model);
+            return Ok(synthetic(frames));
+        }
+        http.send(call, credential).await
+    }
+
+    async fn replay_prewarm(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &OpenAiCredential,
+        http: &Transport,
+        previous: &str,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        let turn: Value = serde_json::from_slice(call.body).unwrap_or(Value::Null);
+        let mut request = self.prewarms.replay(previous, &turn).ok_or_else(lost)?;
+        request["model"] = Value::String(call.upstream_model.to_owned());
+        request["stream"] = Value::Bool(true);
+        request["store"] = Value::Bool(false);
+        for parameter in crate::transport::UNSUPPORTED_PARAMETERS {
+            if let Some(object) = request.as_object_mut() {
+                object.remove(*parameter);
+            }
+        }
+        let body = serde_json::to_vec(&request).map_err(|_| lost())?;
+        http.send_body(call, credential, body).await
+    }
+}
+
+fn lost() -> AttemptFailure {
+    AttemptFailure::new(
+        FailureClass::ContinuationLost,
+        SendState::NotSent,
+        "no live upstream socket holds the previous response",
+    )
+}
+
+fn synthetic(frames: Vec<gateway_protocol::SseFrame>) -> UpstreamReply {
+    let stream = futures_util::stream::iter(frames.into_iter().map(|f| Ok(UpstreamEvent::Frame(f)))).boxed();
+    UpstreamReply {
+        frames: stream,
+        quota: None,
+        served_model: None,
+        forward_headers: Vec::new(),
+        connect_time: None,
+        headers_time: Duration::ZERO,
+        transport: ClientTransport::Http,
+    }
+}

@@ -1,0 +1,91 @@
+//! Opening an upstream WebSocket with the request profile and the account's credential.
+
+use std::time::Duration;
+
+use secrecy::ExposeSecret;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::credential::OpenAiCredential;
+
+/// The beta header value the Codex backend requires on the upgrade.
+pub const RESPONSES_WEBSOCKETS_BETA: &str = "responses_websockets=2026-02-06";
+
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Where and how to connect.
+#[derive(Debug, Clone)]
+pub struct WsEndpoint {
+    /// `ws(s)://…/codex/responses`
+    pub url: String,
+    pub originator: String,
+    pub version: String,
+    pub user_agent: String,
+    pub connect_timeout: Duration,
+}
+
+impl WsEndpoint {
+    /// The WebSocket URL of an HTTP(S) backend base.
+    pub fn for_backend(backend_url: &str) -> String {
+        let ws = if let Some(rest) = backend_url.strip_prefix("https://") {
+            format!("wss://{rest}")
+        } else if let Some(rest) = backend_url.strip_prefix("http://") {
+            format!("ws://{rest}")
+        } else {
+            backend_url.to_owned()
+        };
+        format!("{ws}/codex/responses")
+    }
+}
+
+/// Why a handshake did not produce a socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandshakeFailure {
+    /// 426, another non-101 answer, or a network failure: use HTTP SSE on the same account.
+    FallBack(String),
+    /// 429 at the upgrade: the account is rate limited; rotate.
+    RateLimited,
+    /// 401: the credential was refused.
+    Unauthorized,
+}
+
+pub async fn connect(
+    endpoint: &WsEndpoint,
+    credential: &OpenAiCredential,
+    account_id: &str,
+    session: Option<&[u8]>,
+) -> Result<Socket, HandshakeFailure> {
+    let mut request = endpoint
+        .url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| HandshakeFailure::FallBack(format!("invalid WebSocket URL: {e}")))?;
+    let headers = request.headers_mut();
+    let mut set = |name: &'static str, value: &str| {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(HeaderName::from_static(name), value);
+        }
+    };
+    set("authorization", &format!("Bearer {}", credential.access_token.expose_secret()));
+    set("chatgpt-account-id", account_id);
+    set("openai-beta", RESPONSES_WEBSOCKETS_BETA);
+    set("originator", &endpoint.originator);
+    set("version", &endpoint.version);
+    set("user-agent", &endpoint.user_agent);
+    if let Some(session) = session.and_then(|s| std::str::from_utf8(s).ok()) {
+        set("session_id", session);
+    }
+    let connecting = tokio_tungstenite::connect_async(request);
+    match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
+        Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
+        Ok(Ok((socket, _response))) => Ok(socket),
+        Ok(Err(tokio_tungstenite::tungstenite::Error::Http(response))) => match response.status().as_u16() {
+            429 => Err(HandshakeFailure::RateLimited),
+            401 => Err(HandshakeFailure::Unauthorized),
+            status => Err(HandshakeFailure::FallBack(format!("the upgrade was answered {status}"))),
+        },
+        Ok(Err(error)) => Err(HandshakeFailure::FallBack(format!("the WebSocket handshake failed: {error}"))),
+    }
+}
