@@ -59,6 +59,23 @@ pub enum AccountCommand {
     Import { file: String },
     /// List accounts with their derived state.
     List,
+    /// Change an account's scheduling facts.
+    Update {
+        id: i64,
+        #[arg(long, conflicts_with = "disable")]
+        enable: bool,
+        #[arg(long)]
+        disable: bool,
+        /// Selection weight, 1 to 100.
+        #[arg(long)]
+        weight: Option<u8>,
+        /// Concurrency cap of this account.
+        #[arg(long, conflicts_with = "cap_default")]
+        cap: Option<u32>,
+        /// Use the runtime default concurrency.
+        #[arg(long)]
+        cap_default: bool,
+    },
     /// Write every credential as an export bundle (live tokens: needs the confirmation flag).
     Export {
         #[arg(long = "yes-export-secrets")]
@@ -136,6 +153,17 @@ pub fn main() -> ExitCode {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
                 Command::Account(AccountCommand::Import { file }) => run(commands::account_import(config, file)),
                 Command::Account(AccountCommand::List) => run(commands::account_list(config)),
+                Command::Account(AccountCommand::Update { id, enable, disable, weight, cap, cap_default }) => {
+                    let enabled = if enable {
+                        Some(true)
+                    } else if disable {
+                        Some(false)
+                    } else {
+                        None
+                    };
+                    let update = commands::SchedulingUpdate { enabled, weight, cap, cap_default };
+                    run(commands::account_update(config, id, update))
+                }
                 Command::Account(AccountCommand::Export { confirmed, file }) => {
                     run(commands::account_export(config, confirmed, file))
                 }

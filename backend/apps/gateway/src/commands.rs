@@ -199,3 +199,44 @@ pub async fn settings_set(config: Config, assignments: Vec<String>) -> Result<()
     store.close().await;
     Ok(())
 }
+
+/// `switchboard account update ID [--enable|--disable] [--weight N] [--cap N|--cap-default]`
+pub async fn account_update(config: Config, id: i64, update: SchedulingUpdate) -> Result<(), StartError> {
+    use gateway_admin::audit::AuditEntry;
+    use gateway_admin::ports::UnitOfWork;
+    let store = open_postgres(&config).await?;
+    let account = store.get_account(gateway_core::domain::AccountId(id)).await.map_err(failed)?;
+    let mut scheduling = account.scheduling.clone();
+    if let Some(enabled) = update.enabled {
+        scheduling.enabled = enabled;
+    }
+    if let Some(weight) = update.weight {
+        scheduling.weight = gateway_core::domain::Weight::new(weight).map_err(failed)?;
+    }
+    if update.cap_default {
+        scheduling.concurrency_cap = None;
+    } else if let Some(cap) = update.cap {
+        scheduling.concurrency_cap = Some(cap);
+    }
+    let mut tx = store.begin().await.map_err(failed)?;
+    tx.update_account_scheduling(account.id, &scheduling).await.map_err(failed)?;
+    let details = serde_json::json!({
+        "enabled": scheduling.enabled,
+        "weight": scheduling.weight.get(),
+        "concurrency_cap": scheduling.concurrency_cap,
+    });
+    tx.commit(AuditEntry::new(actor(), "account.update", "account", Some(id.to_string()), details))
+        .await
+        .map_err(failed)?;
+    eprintln!("account {id} updated");
+    store.close().await;
+    Ok(())
+}
+
+/// Scheduling changes from the command line; `None` keeps the current value.
+pub struct SchedulingUpdate {
+    pub enabled: Option<bool>,
+    pub weight: Option<u8>,
+    pub cap: Option<u32>,
+    pub cap_default: bool,
+}

@@ -83,6 +83,34 @@ impl Gateway {
         .unwrap_or_else(|e| panic!("{e}; log:\n{}", std::fs::read_to_string(&log).unwrap_or_default()));
     }
 
+    /// Starts another replica of this gateway: same database, Redis and upstream, its own port.
+    pub async fn replica(&self) -> Replica {
+        let port = free_port();
+        let mut env = self.env.clone();
+        for (name, value) in env.iter_mut() {
+            if name == "SWITCHBOARD_SERVER_LISTEN" {
+                *value = format!("127.0.0.1:{port}");
+            }
+        }
+        let log = std::env::temp_dir().join(format!("switchboard-e2e-replica-{}-{port}.log", std::process::id()));
+        let child = Command::new(binary())
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("the replica starts");
+        let url = format!("http://127.0.0.1:{port}");
+        let ready = format!("{url}/readyz");
+        wait_until("the replica to be ready", Duration::from_secs(30), || {
+            let ready = ready.clone();
+            async move { reqwest::get(&ready).await.ok().filter(|r| r.status() == 200).map(|_| ()) }
+        })
+        .await
+        .expect("replica ready");
+        Replica { url, child, log }
+    }
+
     /// Runs a `switchboard` command with this gateway's configuration.
     pub fn command(&self, args: &[&str]) -> String {
         run(&self.env, args, None)
@@ -133,6 +161,38 @@ impl Gateway {
     /// A pool on the gateway's schema, for assertions on what was recorded.
     pub async fn pool(&self) -> sqlx::PgPool {
         self.db.pool().await.expect("pool")
+    }
+}
+
+/// A second gateway process sharing the first one's storage.
+pub struct Replica {
+    pub url: String,
+    child: Child,
+    log: std::path::PathBuf,
+}
+
+impl Replica {
+    /// Waits until this replica logged loading the gateway's current `config_revision`.
+    pub async fn wait_for_reload(&self, gateway: &Gateway) {
+        let pool = gateway.pool().await;
+        let revision: i64 = sqlx::query_scalar("SELECT config_revision FROM runtime_settings")
+            .fetch_one(&pool)
+            .await
+            .expect("revision");
+        wait_until("the replica to reload the snapshot", Duration::from_secs(10), || async {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            log.contains(&format!("\"revision\":{revision}")).then_some(())
+        })
+        .await
+        .expect("the replica logs the reload");
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
     }
 }
 

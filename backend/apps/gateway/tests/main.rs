@@ -3,6 +3,7 @@
 
 mod architecture;
 mod cli;
+mod continuation;
 mod data_plane;
 mod gateway;
 mod migration_manifest;
