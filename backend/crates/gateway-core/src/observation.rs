@@ -110,10 +110,14 @@ pub trait QuotaWriter: Send + Sync {
 impl ObservationReceiver {
     /// Drains the queue in batches until the sender side is closed and empty, or `stop` fires
     /// (then what is left is written within `drain_budget` and the rest counted as dropped).
+    ///
+    /// After the first observation of a batch arrives the worker lingers up to `linger` for more,
+    /// so a trickle of requests costs one database write per `linger` instead of one each.
     pub async fn run(
         mut self,
         sinks: ObservationSinks,
         batch: usize,
+        linger: Duration,
         stop: tokio_util::sync::CancellationToken,
         drain_budget: Duration,
     ) {
@@ -124,6 +128,14 @@ impl ObservationReceiver {
                 received = self.receiver.recv_many(&mut buffer, batch) => {
                     if received == 0 {
                         return;
+                    }
+                    let until = tokio::time::Instant::now() + linger;
+                    while buffer.len() < batch && !linger.is_zero() {
+                        let room = batch - buffer.len();
+                        match tokio::time::timeout_at(until, self.receiver.recv_many(&mut buffer, room)).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) => {}
+                        }
                     }
                     self.flush(&sinks, &mut buffer).await;
                 }

@@ -152,6 +152,8 @@ pub struct EngineConfig {
     /// Bounds of the in-process observation queue.
     pub observation_queue_capacity: usize,
     pub observation_queue_bytes: usize,
+    /// How long the flush worker waits for more observations before writing a batch.
+    pub observation_flush_linger_ms: u64,
     /// How often each replica polls `config_revision` (the correctness path of convergence).
     pub snapshot_poll_ms: u64,
     /// A full snapshot reload at least this often, for facts that do not bump the revision.
@@ -166,6 +168,7 @@ impl Default for EngineConfig {
             max_interval_wait_ms: 5000,
             observation_queue_capacity: 65_536,
             observation_queue_bytes: 64 * 1024 * 1024,
+            observation_flush_linger_ms: 20,
             snapshot_poll_ms: 2000,
             snapshot_reload_seconds: 60,
         }

@@ -85,6 +85,7 @@ pub async fn build(
     };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
+    let linger = Duration::from_millis(config.engine.observation_flush_linger_ms);
     register(
         workers,
         FnWorker::daemon("observation-flush", move |ctx| {
@@ -92,7 +93,7 @@ pub async fn build(
             let sinks = sinks.clone();
             Box::pin(async move {
                 match receiver {
-                    Some(receiver) => receiver.run(sinks, 512, ctx.token().clone(), drain_budget).await,
+                    Some(receiver) => receiver.run(sinks, 512, linger, ctx.token().clone(), drain_budget).await,
                     // The receiver is gone only if a previous run panicked mid-flush; nothing to do.
                     None => ctx.stopping().await,
                 }
