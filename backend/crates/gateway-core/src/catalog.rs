@@ -34,7 +34,10 @@ pub fn plan_key(account: &AccountEntry) -> &str {
 pub enum CatalogFetch {
     /// The entity tag matched: the known catalog is current.
     NotModified,
-    Models { etag: Option<String>, models: Vec<ModelInfo> },
+    Models {
+        etag: Option<String>,
+        models: Vec<ModelInfo>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,7 +48,11 @@ pub struct CatalogFetchError(pub String);
 #[async_trait]
 pub trait CatalogSource: Send + Sync {
     fn provider(&self) -> ProviderKind;
-    async fn fetch_catalog(&self, account: &AccountEntry, etag: Option<&str>) -> Result<CatalogFetch, CatalogFetchError>;
+    async fn fetch_catalog(
+        &self,
+        account: &AccountEntry,
+        etag: Option<&str>,
+    ) -> Result<CatalogFetch, CatalogFetchError>;
 }
 
 #[derive(Debug)]
@@ -194,7 +201,11 @@ pub struct CatalogSyncReport {
 
 /// Fetches each plan's catalog from one schedulable account of that plan (the next one when a
 /// fetch fails), conditional on the known entity tag.
-pub async fn sync_catalogs(book: &CatalogBook, source: &dyn CatalogSource, snapshot: &RuntimeSnapshot) -> CatalogSyncReport {
+pub async fn sync_catalogs(
+    book: &CatalogBook,
+    source: &dyn CatalogSource,
+    snapshot: &RuntimeSnapshot,
+) -> CatalogSyncReport {
     let mut by_plan: BTreeMap<&str, Vec<&AccountEntry>> = BTreeMap::new();
     for account in snapshot.accounts() {
         if account.provider() == source.provider() && account.is_schedulable() {

@@ -233,7 +233,11 @@ impl CredentialRefresher {
 
     /// Another replica holds the lease. The worker skips; a recovery or a manual refresh waits
     /// (bounded) for that replica's credential, or for the lease to come free.
-    async fn wait_for_other(&self, account: AccountId, trigger: RefreshTrigger) -> Result<RefreshOutcome, RefreshError> {
+    async fn wait_for_other(
+        &self,
+        account: AccountId,
+        trigger: RefreshTrigger,
+    ) -> Result<RefreshOutcome, RefreshError> {
         let seen = match trigger {
             RefreshTrigger::Due { .. } => return Err(RefreshError::InProgressElsewhere),
             RefreshTrigger::Unauthorized { seen } => seen,

@@ -17,12 +17,18 @@ pub mod classify;
 pub mod credential;
 pub mod import;
 pub mod importer;
+pub mod models;
+pub mod oauth;
 pub mod provider;
 pub mod rate_limits;
 pub mod refresh;
+pub mod renewer;
+pub mod request_profile;
 pub mod settings;
 pub mod transport;
 pub mod upstream_url;
+pub mod usage;
+pub mod version_check;
 
 pub use provider::OpenAiProvider;
 pub use settings::OpenAiSettings;
