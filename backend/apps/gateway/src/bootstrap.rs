@@ -13,7 +13,7 @@ use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, Worker
 
 pub use accounts::Accounts;
 pub use data_plane::openai_settings;
-pub use storage::{Storage, open_postgres};
+pub use storage::{Storage, open as open_storage, open_postgres};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {

@@ -80,11 +80,7 @@ pub async fn build(
     // Observations: a bounded queue drained by one flush worker.
     let (observations, receiver) =
         observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
-    let sinks = ObservationSinks {
-        requests: store.clone(),
-        ops: store.clone(),
-        quota,
-    };
+    let sinks = ObservationSinks { requests: store.clone(), ops: store.clone(), quota };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
     register(
