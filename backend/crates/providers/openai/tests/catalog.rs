@@ -24,8 +24,8 @@ async fn a_catalog_is_fetched_per_account_and_revalidated_with_its_etag() {
     let again = provider.fetch_catalog(&entry, etag.as_deref()).await.expect("revalidate");
     assert_eq!(again, CatalogFetch::NotModified);
     let request = world.sim.requests().into_iter().rev().find(|r| r.path.ends_with("/codex/models")).expect("fetch");
-    assert_eq!(request.header("if-none-match").as_deref(), Some("\"sim-models-1\""));
-    assert_eq!(request.header("chatgpt-account-id").as_deref(), Some("acct-1"));
+    assert_eq!(request.header("if-none-match"), Some("\"sim-models-1\""));
+    assert_eq!(request.header("chatgpt-account-id"), Some("acct-1"));
 }
 
 #[tokio::test]

@@ -45,7 +45,7 @@ async fn a_newer_appcast_version_becomes_the_profile_of_the_next_requests() {
         "{:?}",
         request.query
     );
-    assert_eq!(request.header("version").as_deref(), Some("26.311.21342"));
+    assert_eq!(request.header("version"), Some("26.311.21342"));
 
     // An older appcast never moves it back.
     world.sim.update_settings(SettingsPatch { appcast_version: Some("0.1.0".into()), ..SettingsPatch::default() });
