@@ -155,16 +155,27 @@ impl QuotaProber {
 
 /// `(rank, sort time)` when the account should be probed: rank 0 for an exhausted account whose
 /// reset passed (or is unknown), rank 1 for a stale observation; `None` when it is fresh.
+///
+/// The reset of an exhausted account is the latest reset among its windows at 100 % (a full
+/// 5-hour window must not wait for the weekly window's reset); when no window is full (the
+/// evidence was a flag), the earliest reset of any window.
 fn probe_priority(account: &AccountEntry, now: OffsetDateTime, stale: time::Duration) -> Option<(u8, i64)> {
     let quota = &account.record.quota;
     let observed = quota.observed_at.map_or(i64::MIN, OffsetDateTime::unix_timestamp);
+    let is_stale = quota.observed_at.is_none_or(|at| now - at >= stale);
     if quota.state == QuotaState::Exhausted {
-        let resets = quota.windows.as_array().into_iter().flatten().filter_map(|w| w.get("reset_at")?.as_i64()).max();
+        let windows: Vec<&serde_json::Value> = quota.windows.as_array().into_iter().flatten().collect();
+        let reset = |w: &&serde_json::Value| w.get("reset_at").and_then(serde_json::Value::as_i64);
+        let full = |w: &&&serde_json::Value| {
+            w.get("used_percent").and_then(serde_json::Value::as_f64).is_some_and(|u| u >= 100.0)
+        };
+        let resets =
+            windows.iter().filter(full).filter_map(reset).max().or_else(|| windows.iter().filter_map(reset).min());
         return match resets {
             Some(reset) if reset > now.unix_timestamp() => None,
             Some(reset) => Some((0, reset)),
-            None => (quota.observed_at.is_none_or(|at| now - at >= stale)).then_some((0, observed)),
+            None => is_stale.then_some((0, observed)),
         };
     }
-    (quota.observed_at.is_none_or(|at| now - at >= stale)).then_some((1, observed))
+    is_stale.then_some((1, observed))
 }
