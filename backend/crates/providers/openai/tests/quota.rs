@@ -136,8 +136,12 @@ async fn an_exhausted_account_is_probed_once_its_reset_passed() {
     let world = World::start().await;
     let (account, _) = world.account(AccountSpec::openai("acct-1")).await;
     let now = OffsetDateTime::now_utc();
-    let windows = json!([{"name": "primary", "used_percent": 100.0, "window_minutes": 300,
-        "reset_at": now.unix_timestamp() + 1}]);
+    // The 5-hour window is full and resets in a second; the weekly one is not full and resets
+    // in a week: the account comes back after the first.
+    let windows = json!([
+        {"name": "primary", "used_percent": 100.0, "window_minutes": 300, "reset_at": now.unix_timestamp() + 1},
+        {"name": "secondary", "used_percent": 30.0, "window_minutes": 10080, "reset_at": now.unix_timestamp() + 604_800},
+    ]);
     let exhausted = gateway_core::domain::QuotaFacts { state: QuotaState::Exhausted, windows, observed_at: Some(now) };
     let recorder = QuotaRecorder::new(world.store.clone(), world.store.clone(), world.snapshots().await);
     recorder.write(account, exhausted).await;
@@ -152,4 +156,29 @@ async fn an_exhausted_account_is_probed_once_its_reset_passed() {
     .await
     .expect("probed after the reset");
     assert_eq!(stored_quota(&world, account).await.0, "allowed");
+}
+
+#[tokio::test]
+async fn a_connection_test_refreshes_once_when_the_access_token_is_refused() {
+    use gateway_admin::oauth::account_checks::{RefreshNow, refresh_now, test_connection};
+
+    let world = World::start().await;
+    let (account, _) = world.account(AccountSpec::openai("acct-1")).await;
+    let snapshots = world.snapshots().await;
+    let recorder = Arc::new(QuotaRecorder::new(world.store.clone(), world.store.clone(), snapshots.clone()));
+    let prober = QuotaProber::new(vec![Arc::new(world.provider())], recorder, world.redis(), snapshots);
+    let refresher = world.refresher(world.store.clone()).await;
+
+    let healthy = test_connection(&refresher, &prober, account).await;
+    assert!(healthy.ok && !healthy.refreshed, "{healthy:?}");
+    assert_eq!(world.token_calls(), 0);
+
+    world.sim.expire_access_tokens("acct-1").expect("expire upstream");
+    let recovered = test_connection(&refresher, &prober, account).await;
+    assert!(recovered.ok && recovered.refreshed, "{recovered:?}");
+    assert_eq!(recovered.quota.map(|q| q.state), Some(QuotaState::Allowed));
+    assert_eq!(world.token_calls(), 1);
+
+    let now = refresh_now(&refresher, account).await.expect("refresh now");
+    assert!(matches!(now, RefreshNow::Renewed(revision) if revision.0 == 3), "{now:?}");
 }
