@@ -202,7 +202,7 @@ impl OAuthLogins {
             .await
         }
         .await;
-        self.settle(&key, &claim, &result).await;
+        self.settle(&key, &claim, result.as_ref().err()).await;
         result
     }
 
@@ -283,9 +283,8 @@ impl OAuthLogins {
                 Ok(DeviceLoginPoll::Completed(done))
             }
             Err(err) => {
-                let failed: Result<(), OAuthError> = Err(err);
-                self.settle(&key, &claim, &failed).await;
-                failed.map(|()| PENDING)
+                self.settle(&key, &claim, Some(&err)).await;
+                Err(err)
             }
         }
     }
@@ -319,14 +318,14 @@ impl OAuthLogins {
 
     /// After a completion attempt: success or a final refusal deletes the flow; anything else
     /// gives the claim back so the admin can retry within the flow's lifetime.
-    async fn settle<T>(&self, key: &OAuthFlowKey, claim: &ClaimId, result: &Result<T, OAuthError>) {
-        let terminal = match result {
-            Ok(_) => true,
-            Err(OAuthError::Upstream(OAuthFailure::Denied(_) | OAuthFailure::Expired | OAuthFailure::CorruptFlow)) => {
+    async fn settle(&self, key: &OAuthFlowKey, claim: &ClaimId, error: Option<&OAuthError>) {
+        let terminal = match error {
+            None => true,
+            Some(OAuthError::Upstream(OAuthFailure::Denied(_) | OAuthFailure::Expired | OAuthFailure::CorruptFlow)) => {
                 true
             }
-            Err(OAuthError::WrongAccount | OAuthError::AccountNotFound(_)) => true,
-            Err(_) => false,
+            Some(OAuthError::WrongAccount | OAuthError::AccountNotFound(_)) => true,
+            Some(_) => false,
         };
         if terminal { self.finish(key, claim).await } else { self.release(key, claim).await }
     }
