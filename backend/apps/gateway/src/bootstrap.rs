@@ -1,6 +1,7 @@
 //! Wiring: builds every part from the configuration and hands them to the host. The only place
 //! that names concrete implementations (PostgreSQL, Redis, the providers).
 
+mod accounts;
 mod data_plane;
 mod probes;
 mod storage;
@@ -10,8 +11,9 @@ use std::time::Duration;
 
 use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, WorkerRuntime, logging};
 
+pub use accounts::Accounts;
 pub use data_plane::openai_settings;
-pub use storage::{Storage, open_postgres};
+pub use storage::{Storage, open as open_storage, open_postgres};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -54,7 +56,12 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let local = listener
         .local_addr()
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
-    tracing::info!(version = env!("CARGO_PKG_VERSION"), url = %format!("http://{local}"), "switchboard listening");
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        url = %format!("http://{local}"),
+        replica = %data_plane.accounts.replica,
+        "switchboard listening"
+    );
 
     tokio::spawn(shutdown.clone().listen_for_signals());
     workers.start();

@@ -76,6 +76,19 @@ pub enum AccountCommand {
         #[arg(long)]
         cap_default: bool,
     },
+    /// Log in to a ChatGPT account (OAuth): prints an address to open, then reads the address
+    /// the browser lands on from standard input. `--device` uses a device code instead.
+    Login {
+        /// Device-code login: prints a code to enter at the shown address, then waits.
+        #[arg(long)]
+        device: bool,
+        /// Re-authorise this existing account (id from `account list`) instead of adding one.
+        #[arg(long = "account", value_name = "ID")]
+        account: Option<i64>,
+        /// Device login: seconds between polls (default: what the upstream asks for).
+        #[arg(long, value_name = "SECONDS")]
+        interval: Option<u64>,
+    },
     /// Write every credential as an export bundle (live tokens: needs the confirmation flag).
     Export {
         #[arg(long = "yes-export-secrets")]
@@ -163,6 +176,9 @@ pub fn main() -> ExitCode {
                     };
                     let update = commands::SchedulingUpdate { enabled, weight, cap, cap_default };
                     run(commands::account_update(config, id, update))
+                }
+                Command::Account(AccountCommand::Login { device, account, interval }) => {
+                    run(commands::account_login(config, commands::LoginOptions { device, account, interval }))
                 }
                 Command::Account(AccountCommand::Export { confirmed, file }) => {
                     run(commands::account_export(config, confirmed, file))

@@ -16,6 +16,9 @@ use provider_openai::OpenAiProvider;
 
 use crate::bootstrap::{StartError, open_postgres, openai_settings};
 
+/// The owner of the pending logins the command line starts.
+const CLI_OWNER: &str = "cli";
+
 fn actor() -> AuditActor {
     AuditActor { user_id: None, name: "cli".to_owned() }
 }
@@ -239,4 +242,73 @@ pub struct SchedulingUpdate {
     pub weight: Option<u8>,
     pub cap: Option<u32>,
     pub cap_default: bool,
+}
+/// Options of `switchboard account login`.
+pub struct LoginOptions {
+    pub device: bool,
+    /// Re-authorise this account.
+    pub account: Option<i64>,
+    /// Device login poll interval override (seconds).
+    pub interval: Option<u64>,
+}
+
+/// `switchboard account login [--device] [--account ID]`: the addresses and codes go to
+/// standard error (prompts), the result line to standard output.
+pub async fn account_login(config: Config, options: LoginOptions) -> Result<(), StartError> {
+    use gateway_admin::oauth::{DeviceLoginPoll, OAuthLogins, OAuthOwner};
+    use gateway_core::domain::{AccountId, ProviderKind};
+    use gateway_core::oauth_login::OAuthLogin;
+
+    let storage = crate::bootstrap::open_storage(&config).await?;
+    let provider = OpenAiProvider::new(&openai_settings(&config), storage.postgres.clone()).map_err(failed)?;
+    let logins = OAuthLogins::new(
+        vec![Arc::new(provider.oauth()) as Arc<dyn OAuthLogin>],
+        storage.coordination.clone(),
+        storage.postgres.clone(),
+        storage.postgres.clone(),
+    );
+    let owner = OAuthOwner(CLI_OWNER.to_owned());
+    let target = options.account.map(AccountId);
+    let completed = if options.device {
+        let started = logins.start_device_login(ProviderKind::Openai, target, &owner).await.map_err(failed)?;
+        eprintln!("Open {} and enter the code:", started.verification_url);
+        println!("{}", started.user_code);
+        let interval = options.interval.map(std::time::Duration::from_secs).unwrap_or(started.interval);
+        loop {
+            if time::OffsetDateTime::now_utc() > started.expires_at {
+                return Err(failed("the device code expired; start again"));
+            }
+            tokio::time::sleep(interval).await;
+            match logins.poll_device_login(ProviderKind::Openai, &started.flow_id, &owner, actor()).await {
+                Ok(DeviceLoginPoll::Pending { .. }) => continue,
+                Ok(DeviceLoginPoll::Completed(done)) => break done,
+                Err(err) => return Err(failed(format!("{} ({})", err, err.code()))),
+            }
+        }
+    } else {
+        let started = logins.start_login(ProviderKind::Openai, target, &owner).await.map_err(failed)?;
+        eprintln!("Open this address, sign in, then paste the address the browser ends on (it may not load):");
+        println!("{}", started.authorize_url);
+        let mut pasted = String::new();
+        std::io::stdin().read_line(&mut pasted).map_err(failed)?;
+        logins
+            .complete_login(ProviderKind::Openai, pasted.trim(), &owner, actor())
+            .await
+            .map_err(|err| failed(format!("{} ({})", err, err.code())))?
+    };
+    let what = if completed.reauthorized {
+        "re-authorised"
+    } else if completed.created {
+        "added"
+    } else {
+        "updated"
+    };
+    println!(
+        "{what} account {} ({}) {}",
+        completed.account_id.0,
+        completed.email.as_deref().unwrap_or("no e-mail"),
+        completed.credential_state
+    );
+    storage.close().await;
+    Ok(())
 }

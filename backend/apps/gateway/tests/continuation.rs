@@ -52,7 +52,7 @@ async fn matrix(owner: Owner) {
             gateway.sim.exhaust_quota("acct-a").expect("exhaust");
         }
         Owner::Disabled => {
-            gateway.command(&["account", "update", "1", "--disable"]);
+            gateway.cli(&["account", "update", "1", "--disable"], None);
             crate::data_plane::wait_for_reload(&gateway).await;
             other.wait_for_reload(&gateway).await;
         }
@@ -91,7 +91,7 @@ async fn continuation_matrix_owner_disabled() {
 #[tokio::test]
 async fn another_keys_response_id_fails_closed() {
     let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
-    let other_key = gateway.command(&["key", "create", "intruder"]).trim().to_owned();
+    let other_key = gateway.cli(&["key", "create", "intruder"], None).trim().to_owned();
     crate::data_plane::wait_for_reload(&gateway).await;
     let opened = first_turn(&gateway.url, &gateway.key, Transport::Websocket).await;
     // The owner's key continues; the other key gets the same answer as for an unknown id.

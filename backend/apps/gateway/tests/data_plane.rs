@@ -43,6 +43,6 @@ pub async fn wait_for_reload(gateway: &crate::gateway::Gateway) {
 /// Makes the runtime strategy `sticky` (first by weight, then by account id) through the
 /// command line, so the first account is tried first, and waits for the gateway to reload.
 pub async fn make_sticky(gateway: &crate::gateway::Gateway) {
-    gateway.command(&["settings", "set", "rotationStrategy=sticky"]);
+    gateway.cli(&["settings", "set", "rotationStrategy=sticky"], None);
     wait_for_reload(gateway).await;
 }

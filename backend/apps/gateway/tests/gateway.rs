@@ -111,9 +111,25 @@ impl Gateway {
         Replica { url, child, log }
     }
 
-    /// Runs a `switchboard` command with this gateway's configuration.
-    pub fn command(&self, args: &[&str]) -> String {
-        run(&self.env, args, None)
+    /// A `switchboard` command with this gateway's environment (database, Redis, master key,
+    /// upstream), for command-line steps of a test.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(binary());
+        command.env_clear().envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        command
+    }
+
+    /// Stops the process and starts it again with `extra_env` added (same database, Redis and
+    /// port): for settings that name the simulator, whose address is known only once it runs.
+    pub async fn restart_with(&mut self, extra_env: &[(&str, &str)]) {
+        self.stop();
+        self.env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        self.spawn().await;
+    }
+
+    /// Runs `switchboard ARGS` with this gateway's environment; panics unless it succeeds.
+    pub fn cli(&self, args: &[&str], stdin: Option<&[u8]>) -> String {
+        run(&self.env, args, stdin)
     }
 
     pub fn client(&self) -> reqwest::Client {

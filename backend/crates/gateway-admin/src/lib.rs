@@ -13,6 +13,7 @@ pub mod audit;
 pub mod backup;
 pub mod client_keys;
 pub mod error;
+pub mod oauth;
 pub mod ports;
 
 pub use error::AdminError;

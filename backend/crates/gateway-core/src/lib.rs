@@ -12,12 +12,17 @@
 //! - after the downstream commit no retry and no fallback happen.
 
 pub mod accounting;
+pub mod catalog;
 pub mod coordination;
 pub mod credential_import;
+pub mod credential_refresh;
 pub mod domain;
 pub mod engine;
+pub mod oauth_login;
 pub mod observation;
 pub mod ports;
 pub mod provider;
+pub mod quota_probe;
 pub mod quota_recorder;
+pub mod refresh_schedule;
 pub mod snapshot;

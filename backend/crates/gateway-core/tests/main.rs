@@ -5,4 +5,5 @@ mod domain;
 mod engine;
 mod fixtures;
 mod observation;
+mod refresh_schedule;
 mod snapshot;

@@ -176,13 +176,38 @@ impl Default for EngineConfig {
 }
 
 /// Upstream providers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProvidersConfig {
     /// Allow plain `http://` upstream URLs on loopback addresses (tests, the simulator). Every
     /// other upstream URL must be `https://`.
     pub allow_http_loopback: bool,
+    /// How often the credential refresh pass runs (once per period across replicas).
+    pub refresh_period_seconds: u64,
+    /// Most accounts one refresh pass handles.
+    pub refresh_batch: u32,
+    /// How often the quota probe pass runs (once per period across replicas); an account whose
+    /// quota was not observed for this long is probed.
+    pub quota_probe_period_seconds: u64,
+    /// Most accounts one quota probe pass probes.
+    pub quota_probe_batch: u32,
+    /// How often each replica re-reads the model catalogs (conditional on the entity tag).
+    pub catalog_refresh_seconds: u64,
     pub openai: OpenAiConfig,
+}
+
+impl Default for ProvidersConfig {
+    fn default() -> Self {
+        Self {
+            allow_http_loopback: false,
+            refresh_period_seconds: 15,
+            refresh_batch: 200,
+            quota_probe_period_seconds: 300,
+            quota_probe_batch: 100,
+            catalog_refresh_seconds: 300,
+            openai: OpenAiConfig::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -199,6 +224,10 @@ pub struct OpenAiConfig {
     pub client_version: String,
     pub header_timeout_seconds: u64,
     pub stream_idle_timeout_seconds: u64,
+    /// Appcast (Sparkle RSS or `{"version"}` JSON) whose newest version the request profile
+    /// follows; not set: the configured `client_version` stays.
+    pub appcast_url: Option<String>,
+    pub version_check_period_seconds: u64,
 }
 
 impl Default for OpenAiConfig {
@@ -211,6 +240,8 @@ impl Default for OpenAiConfig {
             client_version: "0.135.0".to_owned(),
             header_timeout_seconds: 90,
             stream_idle_timeout_seconds: 300,
+            appcast_url: None,
+            version_check_period_seconds: 6 * 3600,
         }
     }
 }
@@ -269,6 +300,23 @@ impl Config {
         ] {
             if !(url.starts_with("https://") || url.starts_with("http://")) {
                 return Err(ConfigError::invalid(key, "must be an http(s) URL"));
+            }
+        }
+        if let Some(url) = &self.providers.openai.appcast_url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            return Err(ConfigError::invalid("providers.openai.appcast_url", "must be an http(s) URL"));
+        }
+        for (key, value) in [
+            ("providers.refresh_period_seconds", self.providers.refresh_period_seconds),
+            ("providers.quota_probe_period_seconds", self.providers.quota_probe_period_seconds),
+            ("providers.catalog_refresh_seconds", self.providers.catalog_refresh_seconds),
+            ("providers.openai.version_check_period_seconds", self.providers.openai.version_check_period_seconds),
+            ("providers.refresh_batch", u64::from(self.providers.refresh_batch)),
+            ("providers.quota_probe_batch", u64::from(self.providers.quota_probe_batch)),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::invalid(key, "must be at least 1"));
             }
         }
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {

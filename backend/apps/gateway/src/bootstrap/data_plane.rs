@@ -13,12 +13,15 @@ use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use gateway_host::{Config, FnWorker, Shutdown, WorkerRuntime};
-use provider_openai::{OpenAiProvider, OpenAiSettings};
+use provider_openai::OpenAiSettings;
 
+use super::accounts::{self, Accounts};
 use super::{StartError, Storage};
 
 pub struct DataPlane {
     pub router: Router,
+    /// The account lifecycle (providers, refresher, prober, logins) for the admin API.
+    pub accounts: Accounts,
 }
 
 pub fn openai_settings(config: &Config) -> OpenAiSettings {
@@ -69,20 +72,15 @@ pub async fn build(
         }),
     )?;
 
-    // Providers.
-    let openai = OpenAiProvider::new(&openai_settings(config), store.clone()).map_err(|e| {
-        StartError::Config(gateway_host::ConfigError::invalid("providers.openai.backend_url", &e.to_string()))
-    })?;
-    let providers = ProviderSet::new(vec![Arc::new(openai) as Arc<dyn Provider>]);
+    // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
+    let quota = Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone()));
+    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), workers)?;
+    let providers = ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>]);
 
     // Observations: a bounded queue drained by one flush worker.
     let (observations, receiver) =
         observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
-    let sinks = ObservationSinks {
-        requests: store.clone(),
-        ops: store.clone(),
-        quota: Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone())),
-    };
+    let sinks = ObservationSinks { requests: store.clone(), ops: store.clone(), quota };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
     let linger = Duration::from_millis(config.engine.observation_flush_linger_ms);
@@ -169,5 +167,5 @@ pub async fn build(
     });
     let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
         .merge(metrics_routes(metrics));
-    Ok(DataPlane { router })
+    Ok(DataPlane { router, accounts })
 }

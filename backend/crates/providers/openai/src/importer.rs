@@ -27,32 +27,7 @@ impl CredentialImporter for OpenAiProvider {
         let now = OffsetDateTime::now_utc();
         let decoded =
             decode(input, self.refresher(), now.unix_timestamp()).await.map_err(|e| ImportFailure(e.to_string()))?;
-        Ok(decoded
-            .into_iter()
-            .map(|d| {
-                let expires = d.identity.expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok());
-                let next_refresh = expires.map(|e| e - FIRST_REFRESH_MARGIN);
-                let mut facts = CredentialFacts::active(expires, next_refresh);
-                let external_account_id = match &d.identity.account_id {
-                    Some(id) => id.clone(),
-                    None => {
-                        facts.state = CredentialState::Unverified;
-                        facts.reason = Some("no_identity_claims".to_owned());
-                        unverified_id(&d.credential)
-                    }
-                };
-                ImportedCredential {
-                    external_account_id,
-                    profile: AccountProfile {
-                        email: d.identity.email.clone(),
-                        plan_type: d.identity.plan_type.clone(),
-                    },
-                    document: d.credential.encode(),
-                    facts,
-                    provider_data: ProviderData::default(),
-                }
-            })
-            .collect())
+        Ok(decoded.into_iter().map(|d| imported(d.credential)).collect())
     }
 
     fn export_entry(
@@ -62,6 +37,30 @@ impl CredentialImporter for OpenAiProvider {
     ) -> Result<serde_json::Value, ImportFailure> {
         let credential = OpenAiCredential::decode(document).map_err(|e| ImportFailure(e.to_string()))?;
         Ok(bundle_entry(&credential, profile.email.as_deref()))
+    }
+}
+
+/// A credential ready to store: identity and expiry from its claims; without identity claims it
+/// is stored `unverified` under a digest-based id.
+pub(crate) fn imported(credential: OpenAiCredential) -> ImportedCredential {
+    let identity = credential.identity();
+    let expires = identity.expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok());
+    let next_refresh = expires.map(|e| e - FIRST_REFRESH_MARGIN);
+    let mut facts = CredentialFacts::active(expires, next_refresh);
+    let external_account_id = match &identity.account_id {
+        Some(id) => id.clone(),
+        None => {
+            facts.state = CredentialState::Unverified;
+            facts.reason = Some("no_identity_claims".to_owned());
+            unverified_id(&credential)
+        }
+    };
+    ImportedCredential {
+        external_account_id,
+        profile: AccountProfile { email: identity.email.clone(), plan_type: identity.plan_type.clone() },
+        document: credential.encode(),
+        facts,
+        provider_data: ProviderData::default(),
     }
 }
 

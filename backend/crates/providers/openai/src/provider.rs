@@ -1,26 +1,29 @@
-//! `OpenAiProvider`: the provider port over the Codex backend.
+//! `OpenAiProvider`: the provider port over the Codex backend, plus the parts the account
+//! workers use (catalog source, usage probe, renewer, OAuth, version check).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use gateway_core::domain::{AccountId, CredentialFacts, CredentialRevision, CredentialState, ProviderKind, SendState};
-use gateway_core::ports::{CredentialStore, CredentialWrite, StorageErrorKind};
+use gateway_core::catalog::{CatalogBook, plan_key};
+use gateway_core::credential_refresh::{CredentialRefresher, RefreshError, RefreshOutcome, RefreshTrigger};
+use gateway_core::domain::{AccountId, CredentialRevision, CredentialSlot, ProviderKind, SendState};
+use gateway_core::ports::CredentialStore;
 use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
 use gateway_core::snapshot::AccountEntry;
-use time::OffsetDateTime;
 
 use crate::catalog;
 use crate::credential::OpenAiCredential;
-use crate::refresh::{RefreshError, Refresher};
+use crate::oauth::OpenAiOAuth;
+use crate::refresh::Refresher;
+use crate::renewer::OpenAiRenewer;
+use crate::request_profile::{ProfileHolder, RequestProfile};
 use crate::settings::OpenAiSettings;
 use crate::socket_route::SocketRoute;
 use crate::transport::Transport;
 use crate::upstream_url::{UrlRefused, checked_base_url};
+use crate::version_check::VersionCheck;
 use crate::websocket::{PoolLimits, PrewarmMemory, SocketPool, WsEndpoint};
-
-/// How long before expiry the next refresh is scheduled after a successful one.
-const REFRESH_MARGIN_SECONDS: i64 = 300;
 
 struct Cached {
     revision: CredentialRevision,
@@ -31,12 +34,20 @@ pub struct OpenAiProvider {
     transport: Transport,
     sockets: SocketRoute,
     refresher: Refresher,
+    client: reqwest::Client,
+    backend_url: String,
+    auth_url: String,
+    client_id: String,
+    allow_http_loopback: bool,
+    profile: ProfileHolder,
+    catalog: Arc<CatalogBook>,
     credentials: Arc<dyn CredentialStore>,
+    /// The one refresh path (single-flight across replicas); absent in command-line tools that
+    /// only import.
+    single_flight: Option<Arc<CredentialRefresher>>,
     /// The newest credential known per account: the snapshot's, or a newer one this process
-    /// obtained by refresh before the next snapshot reload.
+    /// stored (refresh) or read before the next snapshot reload.
     cache: Mutex<HashMap<AccountId, Cached>>,
-    /// One refresh at a time per account in this process.
-    refresh_locks: Mutex<HashMap<AccountId, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl OpenAiProvider {
@@ -46,18 +57,21 @@ impl OpenAiProvider {
         let client = reqwest::Client::builder()
             .pool_idle_timeout(std::time::Duration::from_secs(90))
             .tcp_nodelay(true)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|_| UrlRefused { url: backend.clone(), reason: "the HTTP client could not be built" })?;
-        let transport = Transport::new(settings, &backend, client.clone())
+        let profile = RequestProfile::from_settings(settings)
             .map_err(|_| UrlRefused { url: backend.clone(), reason: "invalid request profile header values" })?;
+        let profile = ProfileHolder::new(profile, settings.user_agent.clone());
+        let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
+        let transport =
+            Transport::new(&backend, client.clone(), profile.clone(), catalog.clone(), settings.stream_idle_timeout);
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
             prewarms: PrewarmMemory::default(),
             endpoint: WsEndpoint {
                 url: WsEndpoint::for_backend(&backend),
-                originator: settings.originator.clone(),
-                version: settings.client_version.clone(),
-                user_agent: settings.user_agent(),
+                profile: profile.clone(),
                 connect_timeout: std::time::Duration::from_secs(15),
             },
             first_frame_timeout: settings.header_timeout,
@@ -66,15 +80,60 @@ impl OpenAiProvider {
         Ok(Self {
             transport,
             sockets,
-            refresher: Refresher::new(client, &auth, &settings.client_id, settings.refresh_timeout),
+            refresher: Refresher::new(client.clone(), &auth, &settings.client_id, settings.refresh_timeout),
+            client,
+            backend_url: backend,
+            auth_url: auth,
+            client_id: settings.client_id.clone(),
+            allow_http_loopback: settings.allow_http_loopback,
+            profile,
+            catalog,
             credentials,
+            single_flight: None,
             cache: Mutex::new(HashMap::new()),
-            refresh_locks: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Routes 401 recovery through the shared single-flight refresher.
+    pub fn with_refresher(mut self, refresher: Arc<CredentialRefresher>) -> Self {
+        self.single_flight = Some(refresher);
+        self
+    }
+
+    /// The refresh-token exchange as the core refresher's renewer.
+    pub fn renewer(&self) -> OpenAiRenewer {
+        OpenAiRenewer::new(self.refresher.clone())
+    }
+
+    /// Browser and device logins.
+    pub fn oauth(&self) -> OpenAiOAuth {
+        OpenAiOAuth::new(self.client.clone(), self.auth_url.clone(), self.client_id.clone(), self.profile.clone())
+    }
+
+    /// The version check against `appcast_url` (same SSRF rule as the upstream URLs).
+    pub fn version_check(&self, appcast_url: &str) -> Result<VersionCheck, UrlRefused> {
+        let url = checked_appcast_url(appcast_url, self.allow_http_loopback)?;
+        Ok(VersionCheck::new(self.client.clone(), url, self.profile.clone(), std::time::Duration::from_secs(20)))
+    }
+
+    pub fn catalog(&self) -> &Arc<CatalogBook> {
+        &self.catalog
+    }
+
+    pub fn profile(&self) -> &ProfileHolder {
+        &self.profile
     }
 
     pub(crate) fn refresher(&self) -> &Refresher {
         &self.refresher
+    }
+
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    pub(crate) fn backend_url(&self) -> &str {
+        &self.backend_url
     }
 
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<AccountId, Cached>> {
@@ -83,7 +142,7 @@ impl OpenAiProvider {
 
     /// The credential to use for `account`: the cached one when it is at least as new as the
     /// snapshot's, else the snapshot's (decoded once and cached).
-    fn credential_for(
+    pub(crate) fn credential_for(
         &self,
         account: &AccountEntry,
     ) -> Result<(CredentialRevision, Arc<OpenAiCredential>), AttemptFailure> {
@@ -95,8 +154,27 @@ impl OpenAiProvider {
         }
         let document = account.credential().ok_or_else(|| unusable("credential_unreadable"))?;
         let credential = Arc::new(OpenAiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-        self.lock_cache().insert(account.id(), Cached { revision: snapshot_revision, credential: credential.clone() });
+        self.remember(account.id(), snapshot_revision, credential.clone());
         Ok((snapshot_revision, credential))
+    }
+
+    /// The newest stored credential (off the hot path: probes, catalog fetches): the store's
+    /// when it is newer than the one in memory, so a refresh or re-authorisation is seen before
+    /// the next snapshot reload. Falls back to memory when the store cannot be read.
+    pub(crate) async fn freshest_credential(
+        &self,
+        account: &AccountEntry,
+    ) -> Result<Arc<OpenAiCredential>, AttemptFailure> {
+        let (revision, credential) = self.credential_for(account)?;
+        match self.credentials.read_credential(account.id()).await {
+            Ok(stored) if stored.revision > revision => {
+                let CredentialSlot::Available(document) = &stored.slot else { return Ok(credential) };
+                let newer = Arc::new(OpenAiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
+                self.remember(account.id(), stored.revision, newer.clone());
+                Ok(newer)
+            }
+            _ => Ok(credential),
+        }
     }
 
     fn remember(&self, account: AccountId, revision: CredentialRevision, credential: Arc<OpenAiCredential>) {
@@ -108,17 +186,23 @@ impl OpenAiProvider {
             }
         }
     }
+}
 
-    fn refresh_lock(&self, account: AccountId) -> Arc<tokio::sync::Mutex<()>> {
-        self.refresh_locks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(account).or_default().clone()
-    }
+fn checked_appcast_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
+    // An appcast address is a full URL: the base-URL rule minus the "no query" part.
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let checked = checked_base_url(base, allow_http_loopback)?;
+    Ok(match query {
+        Some(q) => format!("{checked}?{q}"),
+        None => checked,
+    })
 }
 
 fn unusable(reason: &str) -> AttemptFailure {
     AttemptFailure::new(FailureClass::AccountUnusable { reason: reason.to_owned() }, SendState::NotSent, reason)
 }
 
-fn storage_failure(message: &str) -> AttemptFailure {
+fn unavailable(message: &str) -> AttemptFailure {
     AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, message)
 }
 
@@ -128,12 +212,12 @@ impl Provider for OpenAiProvider {
         ProviderKind::Openai
     }
 
-    fn supports_model(&self, _account: &AccountEntry, model: &str) -> bool {
-        catalog::fallback_supports(model)
+    fn supports_model(&self, account: &AccountEntry, model: &str) -> bool {
+        self.catalog.supports(plan_key(account), model)
     }
 
-    fn models(&self, _account: &AccountEntry) -> Vec<ModelInfo> {
-        catalog::fallback_models()
+    fn models(&self, account: &AccountEntry) -> Vec<ModelInfo> {
+        self.catalog.models(plan_key(account))
     }
 
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {
@@ -145,64 +229,23 @@ impl Provider for OpenAiProvider {
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {
-        let lock = self.refresh_lock(account);
-        let _held = lock.lock().await;
-        let known = self.lock_cache().get(&account).map(|c| c.revision);
-        let stored =
-            self.credentials.read_credential(account).await.map_err(|_| storage_failure("credential read failed"))?;
-        let document = match &stored.slot {
-            gateway_core::domain::CredentialSlot::Available(doc) => doc,
-            gateway_core::domain::CredentialSlot::Unreadable { .. } => return Err(unusable("credential_unreadable")),
+        let Some(refresher) = &self.single_flight else { return Err(unavailable("no credential refresher")) };
+        let trigger = match self.lock_cache().get(&account) {
+            Some(cached) => RefreshTrigger::Unauthorized { seen: cached.revision },
+            None => RefreshTrigger::Manual,
         };
-        let current = Arc::new(OpenAiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-        if known.is_some_and(|known| stored.revision > known) {
-            // Another process (or replica) already refreshed: use its credential.
-            self.remember(account, stored.revision, current);
-            return Ok(());
-        }
-        let now = OffsetDateTime::now_utc();
-        match self.refresher.refresh(&current, now.unix_timestamp()).await {
-            Ok(next) => {
-                let expires = next.expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok());
-                let next_refresh = expires.map(|e| e - time::Duration::seconds(REFRESH_MARGIN_SECONDS));
-                let write = CredentialWrite {
-                    document: next.encode(),
-                    facts: CredentialFacts::active(expires, next_refresh),
-                    profile: None,
-                };
-                // Persist before use: a rotated refresh token that is not stored is lost.
-                match self.credentials.write_credential(account, stored.revision, write).await {
-                    Ok(revision) => {
-                        self.remember(account, revision, Arc::new(next));
-                        Ok(())
-                    }
-                    Err(err) if err.kind() == StorageErrorKind::RevisionMismatch => {
-                        let latest = self
-                            .credentials
-                            .read_credential(account)
-                            .await
-                            .map_err(|_| storage_failure("credential read failed"))?;
-                        if let gateway_core::domain::CredentialSlot::Available(doc) = &latest.slot
-                            && let Ok(credential) = OpenAiCredential::decode(doc)
-                        {
-                            self.remember(account, latest.revision, Arc::new(credential));
-                        }
-                        Ok(())
-                    }
-                    Err(_) => Err(storage_failure("the refreshed credential could not be stored")),
-                }
+        match refresher.refresh(account, trigger).await {
+            Ok(RefreshOutcome::Renewed(current) | RefreshOutcome::Newer(current)) => {
+                let credential =
+                    OpenAiCredential::decode(&current.document).map_err(|_| unusable("credential_malformed"))?;
+                self.remember(account, current.revision, Arc::new(credential));
+                Ok(())
             }
-            Err(RefreshError::Permanent { code }) => {
-                let mut facts = CredentialFacts::active(None, None);
-                facts.state = CredentialState::Invalid;
-                facts.reason = Some(code.clone());
-                let _ = self.credentials.write_credential_facts(account, stored.revision, facts).await;
-                Err(unusable(&code))
-            }
+            Ok(RefreshOutcome::NotDue) => Ok(()),
+            Err(RefreshError::Terminal { reason }) => Err(unusable(&reason)),
             Err(RefreshError::NoRefreshToken) => Err(unusable("no_refresh_token")),
-            Err(RefreshError::Transient(message)) => {
-                Err(AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, message))
-            }
+            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
+            Err(err) => Err(unavailable(&err.to_string())),
         }
     }
 }

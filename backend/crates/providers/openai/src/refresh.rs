@@ -38,6 +38,7 @@ struct TokenAnswer {
     id_token: Option<String>,
 }
 
+#[derive(Clone)]
 pub struct Refresher {
     client: reqwest::Client,
     token_url: String,

@@ -14,7 +14,7 @@ pub struct OpenAiSettings {
     pub originator: String,
     /// Client version sent as `version` and in the user agent.
     pub client_version: String,
-    /// Full user agent; derived from originator and version when `None`.
+    /// Full user agent; derived from originator and version when `None` (`request_profile.rs`).
     pub user_agent: Option<String>,
     pub header_timeout: Duration,
     /// Longest silence between two upstream events before the stream counts as broken.
@@ -38,13 +38,5 @@ impl Default for OpenAiSettings {
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
         }
-    }
-}
-
-impl OpenAiSettings {
-    pub fn user_agent(&self) -> String {
-        self.user_agent
-            .clone()
-            .unwrap_or_else(|| format!("{}/{} (Linux; x86_64) switchboard", self.originator, self.client_version))
     }
 }

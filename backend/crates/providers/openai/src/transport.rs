@@ -1,9 +1,11 @@
 //! HTTP SSE transport to `{backend}/codex/responses`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
+use gateway_core::catalog::{CatalogBook, plan_key};
 use gateway_core::domain::{QuotaState, SendState};
 use gateway_core::provider::{
     AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
@@ -18,7 +20,7 @@ use time::OffsetDateTime;
 use crate::classify::{MAX_ERROR_BODY, classify};
 use crate::credential::OpenAiCredential;
 use crate::rate_limits;
-use crate::settings::OpenAiSettings;
+use crate::request_profile::ProfileHolder;
 
 /// Parameters the Codex backend refuses with `Unsupported parameter`; dropped before sending.
 pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
@@ -56,23 +58,22 @@ const FORWARDED_UPSTREAM_HEADERS: &[&str] = &["x-codex-turn-state", "openai-mode
 pub struct Transport {
     client: reqwest::Client,
     responses_url: String,
-    user_agent: HeaderValue,
-    originator: HeaderValue,
-    version: HeaderValue,
+    /// Read per request: a version check may move it forward at any time.
+    profile: ProfileHolder,
+    /// Told about `x-models-etag` on responses (a changed catalog asks for a resync).
+    catalog: Arc<CatalogBook>,
     stream_idle_timeout: Duration,
 }
 
 impl Transport {
-    pub fn new(settings: &OpenAiSettings, backend_url: &str, client: reqwest::Client) -> Result<Self, String> {
-        let header = |v: &str| HeaderValue::from_str(v).map_err(|_| format!("`{v}` is not a valid header value"));
-        Ok(Self {
-            client,
-            responses_url: format!("{backend_url}/codex/responses"),
-            user_agent: header(&settings.user_agent())?,
-            originator: header(&settings.originator)?,
-            version: header(&settings.client_version)?,
-            stream_idle_timeout: settings.stream_idle_timeout,
-        })
+    pub fn new(
+        backend_url: &str,
+        client: reqwest::Client,
+        profile: ProfileHolder,
+        catalog: Arc<CatalogBook>,
+        stream_idle_timeout: Duration,
+    ) -> Self {
+        Self { client, responses_url: format!("{backend_url}/codex/responses"), profile, catalog, stream_idle_timeout }
     }
 
     /// The body as the backend requires it; every other byte stays the client's.
@@ -145,9 +146,10 @@ impl Transport {
         }
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(reqwest::header::USER_AGENT, self.user_agent.clone());
-        headers.insert(HeaderName::from_static("originator"), self.originator.clone());
-        headers.insert(HeaderName::from_static("version"), self.version.clone());
+        let profile = self.profile.current();
+        headers.insert(reqwest::header::USER_AGENT, profile.user_agent_header.clone());
+        headers.insert(HeaderName::from_static("originator"), profile.originator_header.clone());
+        headers.insert(HeaderName::from_static("version"), profile.version_header.clone());
         Ok(headers)
     }
 
@@ -205,6 +207,9 @@ impl Transport {
             return Err(classify(status, &body, quota, now));
         }
         let quota = rate_limits::from_headers(response.headers(), QuotaState::Allowed, now);
+        if let Some(etag) = response.headers().get("x-models-etag").and_then(|v| v.to_str().ok()) {
+            self.catalog.observe_etag(plan_key(call.account), etag);
+        }
         let served_model = response.headers().get("openai-model").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let forward_headers = FORWARDED_UPSTREAM_HEADERS
             .iter()

@@ -9,20 +9,19 @@ use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::credential::OpenAiCredential;
+use crate::request_profile::ProfileHolder;
 
 /// The beta header value the Codex backend requires on the upgrade.
 pub const RESPONSES_WEBSOCKETS_BETA: &str = "responses_websockets=2026-02-06";
 
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// Where and how to connect.
-#[derive(Debug, Clone)]
+/// Where and how to connect; the request profile is read at each connect.
+#[derive(Clone)]
 pub struct WsEndpoint {
     /// `ws(s)://…/codex/responses`
     pub url: String,
-    pub originator: String,
-    pub version: String,
-    pub user_agent: String,
+    pub profile: ProfileHolder,
     pub connect_timeout: Duration,
 }
 
@@ -71,9 +70,10 @@ pub async fn connect(
     set("authorization", &format!("Bearer {}", credential.access_token.expose_secret()));
     set("chatgpt-account-id", account_id);
     set("openai-beta", RESPONSES_WEBSOCKETS_BETA);
-    set("originator", &endpoint.originator);
-    set("version", &endpoint.version);
-    set("user-agent", &endpoint.user_agent);
+    let profile = endpoint.profile.current();
+    set("originator", &profile.originator);
+    set("version", &profile.version);
+    set("user-agent", &profile.user_agent);
     if let Some(session) = session.and_then(|s| std::str::from_utf8(s).ok()) {
         set("session_id", session);
     }

@@ -1,0 +1,188 @@
+//! The account lifecycle: the OpenAI provider with its single-flight refresher, the quota
+//! prober, the login use cases, and the workers that keep accounts alive (refresh, quota
+//! probes, catalogs, version check).
+//!
+//! Workers that write shared facts (refresh, quota) run once per period across replicas (a
+//! period lease); catalogs and the request profile are per-replica memory, so every replica
+//! keeps its own (conditional fetches, cheap).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gateway_admin::oauth::OAuthLogins;
+use gateway_core::catalog::sync_catalogs;
+use gateway_core::coordination::{Leases, PeriodicLeader, ReplicaId};
+use gateway_core::credential_refresh::{CredentialRefresher, RefreshPorts, RefreshSettings};
+use gateway_core::oauth_login::OAuthLogin;
+use gateway_core::quota_probe::{QuotaProbe, QuotaProber};
+use gateway_core::quota_recorder::QuotaRecorder;
+use gateway_core::snapshot::SnapshotHolder;
+use gateway_host::{Config, ConfigError, FnWorker, WorkerContext, WorkerRuntime};
+use provider_openai::OpenAiProvider;
+
+use super::{StartError, Storage, openai_settings};
+
+/// What the admin API and the data plane use of the account lifecycle.
+#[derive(Clone)]
+pub struct Accounts {
+    pub openai: Arc<OpenAiProvider>,
+    /// The one refresh path ("refresh now" in the admin API).
+    pub refresher: Arc<CredentialRefresher>,
+    /// On-demand quota probes.
+    pub prober: Arc<QuotaProber>,
+    /// Browser and device logins, re-authorisation.
+    pub logins: Arc<OAuthLogins>,
+    pub replica: ReplicaId,
+}
+
+fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
+    workers.register(worker).map_err(StartError::Wiring)
+}
+
+pub fn build(
+    config: &Config,
+    storage: &Storage,
+    snapshots: &SnapshotHolder,
+    quota: Arc<QuotaRecorder>,
+    workers: &mut WorkerRuntime,
+) -> Result<Accounts, StartError> {
+    let store = storage.postgres.clone();
+    let leases: Arc<dyn Leases> = storage.coordination.clone();
+    let replica = ReplicaId::random();
+    let invalid = |key: &str, e: &dyn std::fmt::Display| StartError::Config(ConfigError::invalid(key, &e.to_string()));
+
+    let provider = OpenAiProvider::new(&openai_settings(config), store.clone())
+        .map_err(|e| invalid("providers.openai.backend_url", &e))?;
+    let ports = RefreshPorts { accounts: store.clone(), credentials: store.clone(), leases: leases.clone() };
+    let refresher = Arc::new(CredentialRefresher::new(
+        ports,
+        replica.clone(),
+        vec![Arc::new(provider.renewer())],
+        snapshots.clone(),
+        RefreshSettings::default(),
+    ));
+    let openai = Arc::new(provider.with_refresher(refresher.clone()));
+    let prober = Arc::new(QuotaProber::new(
+        vec![openai.clone() as Arc<dyn QuotaProbe>],
+        quota,
+        storage.coordination.clone(),
+        snapshots.clone(),
+    ));
+    let logins = Arc::new(OAuthLogins::new(
+        vec![Arc::new(openai.oauth()) as Arc<dyn OAuthLogin>],
+        storage.coordination.clone(),
+        store.clone(),
+        store.clone(),
+    ));
+
+    let providers = &config.providers;
+    register(workers, refresh_worker(&refresher, &leases, &replica, providers))?;
+    register(workers, quota_worker(&prober, &leases, &replica, providers))?;
+    register(workers, catalog_worker(&openai, snapshots, Duration::from_secs(providers.catalog_refresh_seconds)))?;
+    if let Some(url) = &providers.openai.appcast_url {
+        openai.version_check(url).map_err(|e| invalid("providers.openai.appcast_url", &e))?;
+        let period = Duration::from_secs(providers.openai.version_check_period_seconds);
+        register(workers, version_worker(&openai, url.clone(), period))?;
+    }
+    Ok(Accounts { openai, refresher, prober, logins, replica })
+}
+
+fn refresh_worker(
+    refresher: &Arc<CredentialRefresher>,
+    leases: &Arc<dyn Leases>,
+    replica: &ReplicaId,
+    config: &gateway_host::config::ProvidersConfig,
+) -> Arc<dyn gateway_host::Worker> {
+    let (refresher, leases, replica) = (refresher.clone(), leases.clone(), replica.clone());
+    let period = Duration::from_secs(config.refresh_period_seconds);
+    let batch = config.refresh_batch;
+    FnWorker::daemon("credential-refresh", move |ctx: WorkerContext| {
+        let leader = PeriodicLeader::new(leases.clone(), "credential-refresh", period, replica.clone());
+        let refresher = refresher.clone();
+        Box::pin(async move {
+            refresher.run_worker(leader, batch, ctx.token().clone()).await;
+            Ok(())
+        })
+    })
+}
+
+fn quota_worker(
+    prober: &Arc<QuotaProber>,
+    leases: &Arc<dyn Leases>,
+    replica: &ReplicaId,
+    config: &gateway_host::config::ProvidersConfig,
+) -> Arc<dyn gateway_host::Worker> {
+    let (prober, leases, replica) = (prober.clone(), leases.clone(), replica.clone());
+    let period = Duration::from_secs(config.quota_probe_period_seconds);
+    let batch = config.quota_probe_batch as usize;
+    FnWorker::daemon("quota-probe", move |ctx: WorkerContext| {
+        let mut leader = PeriodicLeader::new(leases.clone(), "quota-probe", period, replica.clone());
+        let prober = prober.clone();
+        Box::pin(async move {
+            loop {
+                let wait = match leader.poll().await {
+                    Ok(decision) => {
+                        if decision.run.is_some() {
+                            let report = prober.run_due(period, batch).await;
+                            if report.probed > 0 {
+                                tracing::info!(?report, "quota probe pass");
+                            }
+                        }
+                        decision.next_in
+                    }
+                    Err(err) => {
+                        tracing::warn!(error = %err, "quota probe period not claimed");
+                        Duration::from_secs(5)
+                    }
+                };
+                if !ctx.sleep(wait).await {
+                    return Ok(());
+                }
+            }
+        })
+    })
+}
+
+fn catalog_worker(
+    openai: &Arc<OpenAiProvider>,
+    snapshots: &SnapshotHolder,
+    period: Duration,
+) -> Arc<dyn gateway_host::Worker> {
+    let (openai, snapshots) = (openai.clone(), snapshots.clone());
+    FnWorker::daemon("catalog-sync", move |ctx: WorkerContext| {
+        let (openai, snapshots) = (openai.clone(), snapshots.clone());
+        Box::pin(async move {
+            loop {
+                openai.catalog().take_resync();
+                let report = sync_catalogs(openai.catalog(), openai.as_ref(), &snapshots.current()).await;
+                if !report.updated.is_empty() || !report.failed.is_empty() {
+                    tracing::info!(?report, "model catalogs synced");
+                }
+                tokio::select! {
+                    () = ctx.stopping() => return Ok(()),
+                    () = tokio::time::sleep(period) => {}
+                    () = openai.catalog().resync_requested() => {}
+                }
+            }
+        })
+    })
+}
+
+fn version_worker(openai: &Arc<OpenAiProvider>, url: String, period: Duration) -> Arc<dyn gateway_host::Worker> {
+    let openai = openai.clone();
+    FnWorker::daemon("version-check", move |ctx: WorkerContext| {
+        let (openai, url) = (openai.clone(), url.clone());
+        Box::pin(async move {
+            let check = openai.version_check(&url)?;
+            loop {
+                match check.check().await {
+                    Ok(outcome) => tracing::debug!(?outcome, "version check"),
+                    Err(err) => tracing::warn!(error = %err, "version check failed; keeping the current profile"),
+                }
+                if !ctx.sleep(period).await {
+                    return Ok(());
+                }
+            }
+        })
+    })
+}

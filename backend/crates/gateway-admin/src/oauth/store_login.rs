@@ -1,0 +1,111 @@
+//! Storing a completed login: a new account (the import upsert), or the re-authorisation of an
+//! existing one — same upstream account only, profile, scheduling facts and groups kept, the
+//! credential replaced by a compare-and-swap on the revision read right before (re-read and
+//! retried when a refresh moved it meanwhile).
+
+use gateway_core::credential_import::ImportedCredential;
+use gateway_core::domain::{AccountId, ProviderKind};
+use gateway_core::ports::{CredentialWrite, StorageErrorKind};
+use serde_json::json;
+
+use super::error::OAuthError;
+use super::flow_envelope::FlowKind;
+use crate::audit::{AuditActor, AuditEntry};
+use crate::ports::{AccountDirectory, AccountImport, UnitOfWork};
+
+/// How often a re-authorisation re-reads the revision after losing the compare-and-swap.
+const REAUTHORIZE_ATTEMPTS: usize = 3;
+
+/// The account a login ended in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginCompleted {
+    pub account_id: AccountId,
+    /// A new account was created (`false`: an existing one got the credential).
+    pub created: bool,
+    /// The login re-authorised the account it was started for.
+    pub reauthorized: bool,
+    pub external_account_id: String,
+    pub email: Option<String>,
+    /// `active`, or `unverified` when the tokens carried no identity claims.
+    pub credential_state: String,
+}
+
+fn flow_name(kind: FlowKind) -> &'static str {
+    match kind {
+        FlowKind::Browser => "browser",
+        FlowKind::Device => "device",
+    }
+}
+
+pub async fn store_login(
+    uow: &dyn UnitOfWork,
+    directory: &dyn AccountDirectory,
+    provider: ProviderKind,
+    target: Option<AccountId>,
+    kind: FlowKind,
+    credential: ImportedCredential,
+    actor: AuditActor,
+) -> Result<LoginCompleted, OAuthError> {
+    let state = credential.facts.state.as_str().to_owned();
+    let Some(target) = target else {
+        let mut tx = uow.begin().await?;
+        let outcome = tx
+            .import_account(AccountImport {
+                provider,
+                external_account_id: credential.external_account_id.clone(),
+                profile: credential.profile.clone(),
+                document: credential.document,
+                facts: credential.facts,
+                provider_data: credential.provider_data,
+            })
+            .await?;
+        let details = json!({
+            "provider": provider.as_str(),
+            "flow": flow_name(kind),
+            "external_account_id": credential.external_account_id,
+            "created": outcome.created,
+        });
+        let target_id = Some(outcome.account_id.0.to_string());
+        tx.commit(AuditEntry::new(actor, "account.oauth_login", "account", target_id, details)).await?;
+        return Ok(LoginCompleted {
+            account_id: outcome.account_id,
+            created: outcome.created,
+            reauthorized: false,
+            external_account_id: credential.external_account_id,
+            email: credential.profile.email,
+            credential_state: state,
+        });
+    };
+    for _ in 0..REAUTHORIZE_ATTEMPTS {
+        let account = directory.get_account(target).await?;
+        if account.external_account_id != credential.external_account_id {
+            return Err(OAuthError::WrongAccount);
+        }
+        let mut tx = uow.begin().await?;
+        let write =
+            CredentialWrite { document: credential.document.clone(), facts: credential.facts.clone(), profile: None };
+        match tx.replace_account_credential(target, account.credential_revision, write).await {
+            Ok(_) => {}
+            Err(err) if err.kind() == StorageErrorKind::RevisionMismatch => continue,
+            Err(err) => return Err(err.into()),
+        }
+        let details = json!({"provider": provider.as_str(), "flow": flow_name(kind)});
+        tx.commit(AuditEntry::new(
+            actor.clone(),
+            "account.reauthorize",
+            "account",
+            Some(target.0.to_string()),
+            details,
+        ))
+        .await?;
+        return Ok(LoginCompleted {
+            account_id: target,
+            created: false,
+            reauthorized: true,
+            external_account_id: account.external_account_id,
+            email: account.profile.email,
+            credential_state: state,
+        });
+    }
+    Err(OAuthError::Conflict)
+}

@@ -1,0 +1,73 @@
+//! Per-account catalogs with entity tags, one cached catalog per plan, the embedded fallback,
+//! and the resync an entity-tag change asks for.
+
+use gateway_core::catalog::{CatalogBook, CatalogFetch, CatalogSource, sync_catalogs};
+use gateway_core::provider::{ModelInfo, Provider};
+use provider_openai::catalog::fallback_models;
+use upstream_sim::AccountSpec;
+
+use crate::support::World;
+
+#[tokio::test]
+async fn a_catalog_is_fetched_per_account_and_revalidated_with_its_etag() {
+    let world = World::start().await;
+    let (account, _) = world.account(AccountSpec::openai("acct-1").with_plan("plus")).await;
+    let provider = world.provider();
+    let snapshots = world.snapshots().await;
+    let entry = snapshots.current().account(account).cloned().expect("entry");
+    let CatalogFetch::Models { etag, models } = provider.fetch_catalog(&entry, None).await.expect("fetch") else {
+        panic!("first fetch returns the models");
+    };
+    assert_eq!(etag.as_deref(), Some("\"sim-models-1\""));
+    let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["gpt-5.4", "gpt-5.3-codex", "gpt-5.2-codex", "gpt-5.2", "gpt-5.1-codex-mini"]);
+    let again = provider.fetch_catalog(&entry, etag.as_deref()).await.expect("revalidate");
+    assert_eq!(again, CatalogFetch::NotModified);
+    let request = world.sim.requests().into_iter().rev().find(|r| r.path.ends_with("/codex/models")).expect("fetch");
+    assert_eq!(request.header("if-none-match"), Some("\"sim-models-1\""));
+    assert_eq!(request.header("chatgpt-account-id"), Some("acct-1"));
+}
+
+#[tokio::test]
+async fn catalogs_are_kept_per_plan_and_answer_the_hot_path() {
+    let world = World::start().await;
+    let (plus, _) = world.account(AccountSpec::openai("acct-plus").with_plan("plus")).await;
+    let (pro, _) = world.account(AccountSpec::openai("acct-pro").with_plan("pro")).await;
+    let provider = world.provider();
+    let snapshots = world.snapshots().await;
+    let snapshot = snapshots.current();
+    let (plus, pro) = (snapshot.account(plus).expect("plus"), snapshot.account(pro).expect("pro"));
+    // Before any fetch: the embedded fallback.
+    assert!(provider.supports_model(plus, "gpt-5.1-codex-max"));
+    assert!(!provider.supports_model(pro, "gpt-5.4-pro"));
+
+    let report = sync_catalogs(provider.catalog(), &provider, &snapshot).await;
+    assert_eq!(report.updated, ["plus", "pro"]);
+    assert!(provider.supports_model(pro, "gpt-5.4-pro"));
+    assert!(!provider.supports_model(plus, "gpt-5.4-pro"), "pro-only model");
+    assert!(!provider.supports_model(plus, "gpt-5.1-codex-max"), "not served upstream any more");
+    assert!(provider.supports_model(plus, "gpt-5.4"));
+    let union: Vec<String> = provider.catalog().union().into_iter().map(|m| m.id).collect();
+    assert!(union.contains(&"gpt-5.4-pro".to_owned()) && union.contains(&"gpt-5.2".to_owned()));
+    assert_eq!(provider.models(pro).len(), 6);
+
+    // Unchanged upstream: a revalidation, no new install.
+    let report = sync_catalogs(provider.catalog(), &provider, &snapshot).await;
+    assert_eq!((report.updated.len(), report.unchanged.len()), (0, 2));
+}
+
+#[test]
+fn a_changed_entity_tag_asks_for_a_resync_once() {
+    let book = CatalogBook::new(fallback_models());
+    assert!(book.supports("unknown", "gpt-5.4"), "fallback for unknown plans");
+    book.observe_etag("plus", "\"v2\"");
+    assert!(!book.take_resync(), "no catalog of that plan yet: nothing to compare");
+    book.install("plus", Some("\"v1\"".into()), vec![ModelInfo { id: "gpt-5.4".into(), owned_by: "openai" }]);
+    book.observe_etag("plus", "\"v1\"");
+    assert!(!book.take_resync());
+    book.observe_etag("plus", "\"v2\"");
+    book.observe_etag("plus", "\"v2\"");
+    assert!(book.take_resync());
+    assert!(!book.take_resync(), "one request per change");
+    assert!(!book.supports("plus", "gpt-5.2"));
+}

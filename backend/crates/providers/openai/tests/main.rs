@@ -1,0 +1,9 @@
+//! Integration tests of the OpenAI provider against the simulator, with real PostgreSQL and
+//! Redis where a test needs storage or coordination.
+
+mod catalog;
+mod oauth;
+mod quota;
+mod refresh;
+mod support;
+mod version_check;
