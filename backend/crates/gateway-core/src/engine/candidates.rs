@@ -54,8 +54,14 @@ impl CandidatePool {
                     windows.iter().filter_map(|w| w.get("used_percent").and_then(Value::as_f64)).fold(0.0, f64::max);
                 let resets = windows.iter().filter_map(|w| w.get("reset_at").and_then(Value::as_i64));
                 let next_reset = resets.clone().min();
+                // Exhausted until the full windows reset (the latest of them); without a full
+                // window, until the next reset; without any reset time, retry after a while.
+                let full_resets = windows
+                    .iter()
+                    .filter(|w| w.get("used_percent").and_then(Value::as_f64).is_some_and(|u| u >= 100.0))
+                    .filter_map(|w| w.get("reset_at").and_then(Value::as_i64));
                 let exhausted_until = (quota.state == QuotaState::Exhausted).then(|| {
-                    resets.max().unwrap_or_else(|| {
+                    full_resets.max().or(next_reset).unwrap_or_else(|| {
                         quota.observed_at.map_or(0, |t| t.unix_timestamp()) + UNKNOWN_RESET_RETRY_SECONDS
                     })
                 });

@@ -99,3 +99,17 @@ fn quota_reset_priority_prefers_the_soonest_reset() {
     let pool = pool(&entries);
     assert_eq!(pool.pick(RotationStrategy::QuotaResetPriority, 3, &[], 0), vec![1, 0, 2]);
 }
+
+#[test]
+fn an_exhausted_account_waits_only_for_its_full_windows() {
+    let mut entries = entries(&[1]);
+    entries[0].record.quota.state = QuotaState::Exhausted;
+    // The 5-hour window is full and resets at 1000; the weekly one is not full (resets later).
+    entries[0].record.quota.windows = serde_json::json!([
+        {"name":"primary","used_percent":100.0,"reset_at":1000},
+        {"name":"secondary","used_percent":40.0,"reset_at":9000}
+    ]);
+    let pool = pool(&entries);
+    assert!(pool.pick(RotationStrategy::Sticky, 1, &[], 999).is_empty());
+    assert_eq!(pool.pick(RotationStrategy::Sticky, 1, &[], 1000), vec![0]);
+}
