@@ -27,7 +27,10 @@ impl Observation {
     fn weight(&self) -> usize {
         match self {
             Self::Start(start) => 256 + start.requested_model.len(),
-            Self::Update(update) => 384 + update.attempts.as_ref().map_or(0, |a| a.to_string().len()),
+            // An attempt record is about 160 bytes of JSON; no need to serialise to weigh it.
+            Self::Update(update) => {
+                384 + update.attempts.as_ref().and_then(|a| a.as_array()).map_or(0, |a| a.len() * 160)
+            }
             Self::Ops(event) => 256 + event.message.len(),
             Self::Quota { facts, .. } => 128 + facts.windows.to_string().len(),
         }
@@ -44,30 +47,46 @@ pub struct ObservationStats {
     pub queued_bytes: AtomicUsize,
 }
 
+/// The newest quota facts per account since the last flush. Every response carries quota
+/// headers, so quota observations are coalesced here instead of queued: a burst of requests on
+/// one account costs one write, and the queue carries only request observations.
+type QuotaBoard = Arc<std::sync::Mutex<std::collections::HashMap<AccountId, QuotaFacts>>>;
+
 /// The sending side, cloned into every request.
 #[derive(Clone)]
 pub struct ObservationQueue {
     sender: mpsc::Sender<(Observation, usize)>,
     stats: Arc<ObservationStats>,
     byte_budget: usize,
+    quotas: QuotaBoard,
 }
 
 /// The receiving side, owned by the flush worker.
 pub struct ObservationReceiver {
     receiver: mpsc::Receiver<(Observation, usize)>,
     stats: Arc<ObservationStats>,
+    quotas: QuotaBoard,
 }
 
 /// Creates a queue holding at most `capacity` observations and `byte_budget` bytes.
 pub fn observation_queue(capacity: usize, byte_budget: usize) -> (ObservationQueue, ObservationReceiver) {
     let (sender, receiver) = mpsc::channel(capacity.max(1));
     let stats = Arc::new(ObservationStats::default());
-    (ObservationQueue { sender, stats: stats.clone(), byte_budget }, ObservationReceiver { receiver, stats })
+    let quotas = QuotaBoard::default();
+    (
+        ObservationQueue { sender, stats: stats.clone(), byte_budget, quotas: quotas.clone() },
+        ObservationReceiver { receiver, stats, quotas },
+    )
 }
 
 impl ObservationQueue {
-    /// Enqueues without waiting; returns `false` when the observation was dropped.
+    /// Enqueues without waiting; returns `false` when the observation was dropped. Quota
+    /// observations are coalesced per account (the newest wins) and not counted.
     pub fn push(&self, observation: Observation) -> bool {
+        if let Observation::Quota { account, facts } = observation {
+            self.quotas.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(account, *facts);
+            return true;
+        }
         let weight = observation.weight();
         let queued = self.stats.queued_bytes.fetch_add(weight, Ordering::Relaxed);
         if queued + weight > self.byte_budget {
@@ -179,13 +198,15 @@ impl ObservationReceiver {
             }
         }
         self.stats.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
-        // Starts before the updates of the same batch: an update needs its row.
-        self.count(starts.len(), starts.is_empty() || sinks.requests.record_starts(&starts).await.is_ok());
-        self.count(updates.len(), updates.is_empty() || sinks.requests.record_updates(&updates).await.is_ok());
+        // Starts before the updates of the same batch (an update needs its row): one call, so
+        // the store can write a request that started and ended in this batch as one row.
+        let requests = starts.len() + updates.len();
+        let written = requests == 0 || sinks.requests.record_batch(&starts, &updates).await.is_ok();
+        self.count(requests, written);
         self.count(ops.len(), ops.is_empty() || sinks.ops.record_ops_events(&ops).await.is_ok());
-        for (account, facts) in quotas {
+        let latest = std::mem::take(&mut *self.quotas.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        for (account, facts) in latest.into_iter().chain(quotas) {
             sinks.quota.write(account, facts).await;
-            self.count(1, true);
         }
     }
 

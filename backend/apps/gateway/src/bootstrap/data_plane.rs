@@ -91,7 +91,7 @@ pub async fn build(
             let sinks = sinks.clone();
             Box::pin(async move {
                 match receiver {
-                    Some(receiver) => receiver.run(sinks, 512, linger, ctx.token().clone(), drain_budget).await,
+                    Some(receiver) => receiver.run(sinks, 2048, linger, ctx.token().clone(), drain_budget).await,
                     // The receiver is gone only if a previous run panicked mid-flush; nothing to do.
                     None => ctx.stopping().await,
                 }

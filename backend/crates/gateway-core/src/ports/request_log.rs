@@ -13,10 +13,24 @@ pub trait RequestLog: Send + Sync {
     /// A client key deleted meanwhile is stored as NULL. Returns the rows inserted.
     async fn record_starts(&self, starts: &[RequestStart]) -> Result<u64, StorageError>;
 
-    /// Applies progress and terminal updates in order, in one transaction. The send-state
-    /// watermark never falls and a terminal row is never changed back (enforced in SQL).
-    /// Returns the rows that changed; an unknown id is skipped.
+    /// Applies progress and terminal updates in order, as one statement (the updates of one
+    /// request are folded first). The send-state watermark never falls and a terminal row is
+    /// never changed back (enforced in SQL). Returns the number of rows that changed; an
+    /// unknown id is skipped.
     async fn record_updates(&self, updates: &[RequestUpdate]) -> Result<u64, StorageError>;
+
+    /// Writes one flush batch: the starts, then the updates. An adapter may write a request that
+    /// starts and ends within the batch as one finished row. Returns (rows inserted, rows
+    /// updated).
+    async fn record_batch(
+        &self,
+        starts: &[RequestStart],
+        updates: &[RequestUpdate],
+    ) -> Result<(u64, u64), StorageError> {
+        let inserted = if starts.is_empty() { 0 } else { self.record_starts(starts).await? };
+        let updated = if updates.is_empty() { 0 } else { self.record_updates(updates).await? };
+        Ok((inserted, updated))
+    }
 
     /// Marks at most `limit` rows still `running` past their `deadline_at` as `incomplete`
     /// (`error_code = stale_recovered`). Never replays anything. Returns the recovered ids.

@@ -70,37 +70,207 @@ const INSERT_STARTS: &str = "INSERT INTO model_requests (id, client_key_id, requ
      LEFT JOIN client_api_keys k ON k.id = r.client_key_id \
      ON CONFLICT (id) DO NOTHING";
 
-const UPDATE_RUNNING: &str = "UPDATE model_requests m SET \
-     status = $2, \
-     send_state = CASE WHEN array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], $3::text) \
-        > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], m.send_state) THEN $3 ELSE m.send_state END, \
-     provider = COALESCE($4, m.provider), \
-     account_id = COALESCE((SELECT a.id FROM provider_accounts a WHERE a.id = $5), m.account_id), \
-     upstream_model = COALESCE($6, m.upstream_model), \
-     http_status = COALESCE($7, m.http_status), \
-     error_code = COALESCE($8, m.error_code), \
-     attempts = COALESCE($9, m.attempts), \
-     input_tokens = COALESCE($10, m.input_tokens), \
-     cached_input_tokens = COALESCE($11, m.cached_input_tokens), \
-     output_tokens = COALESCE($12, m.output_tokens), \
-     reasoning_tokens = COALESCE($13, m.reasoning_tokens), \
-     total_tokens = COALESCE($14, m.total_tokens), \
-     cost_nano_usd = COALESCE($15, m.cost_nano_usd), \
-     service_tier = COALESCE($16, m.service_tier), \
-     client_response_id = COALESCE($17, m.client_response_id), \
-     upstream_response_id = COALESCE($18, m.upstream_response_id), \
-     downstream_committed_at = COALESCE(m.downstream_committed_at, $19), \
-     finished_at = CASE WHEN $2 = 'running' THEN NULL ELSE COALESCE($20, now()) END, \
-     connect_ms = COALESCE($21, m.connect_ms), \
-     headers_ms = COALESCE($22, m.headers_ms), \
-     first_event_ms = COALESCE($23, m.first_event_ms), \
-     first_token_ms = COALESCE($24, m.first_token_ms), \
-     total_ms = COALESCE($25, m.total_ms) \
-     WHERE m.id = $1 AND m.status = 'running'";
+/// Every update of a batch in one statement. Rows still `running` take the update's values
+/// (`NULL` keeps the stored one); terminal rows only see their watermark rise. The watermark
+/// never falls (ranked `not_sent < ambiguous < sent`).
+const APPLY_UPDATES: &str = "UPDATE model_requests m SET \
+     send_state = CASE WHEN array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], r.send_state) \
+        > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], m.send_state) THEN r.send_state ELSE m.send_state END, \
+     status = CASE WHEN m.status = 'running' THEN r.status ELSE m.status END, \
+     provider = CASE WHEN m.status = 'running' THEN COALESCE(r.provider, m.provider) ELSE m.provider END, \
+     account_id = CASE WHEN m.status = 'running' THEN COALESCE(a.id, m.account_id) ELSE m.account_id END, \
+     upstream_model = CASE WHEN m.status = 'running' THEN COALESCE(r.upstream_model, m.upstream_model) ELSE m.upstream_model END, \
+     http_status = CASE WHEN m.status = 'running' THEN COALESCE(r.http_status, m.http_status) ELSE m.http_status END, \
+     error_code = CASE WHEN m.status = 'running' THEN COALESCE(r.error_code, m.error_code) ELSE m.error_code END, \
+     attempts = CASE WHEN m.status = 'running' THEN COALESCE(r.attempts, m.attempts) ELSE m.attempts END, \
+     input_tokens = CASE WHEN m.status = 'running' THEN COALESCE(r.input_tokens, m.input_tokens) ELSE m.input_tokens END, \
+     cached_input_tokens = CASE WHEN m.status = 'running' THEN COALESCE(r.cached_input_tokens, m.cached_input_tokens) ELSE m.cached_input_tokens END, \
+     output_tokens = CASE WHEN m.status = 'running' THEN COALESCE(r.output_tokens, m.output_tokens) ELSE m.output_tokens END, \
+     reasoning_tokens = CASE WHEN m.status = 'running' THEN COALESCE(r.reasoning_tokens, m.reasoning_tokens) ELSE m.reasoning_tokens END, \
+     total_tokens = CASE WHEN m.status = 'running' THEN COALESCE(r.total_tokens, m.total_tokens) ELSE m.total_tokens END, \
+     cost_nano_usd = CASE WHEN m.status = 'running' THEN COALESCE(r.cost_nano_usd, m.cost_nano_usd) ELSE m.cost_nano_usd END, \
+     service_tier = CASE WHEN m.status = 'running' THEN COALESCE(r.service_tier, m.service_tier) ELSE m.service_tier END, \
+     client_response_id = CASE WHEN m.status = 'running' THEN COALESCE(decode(r.client_response_id, 'hex'), m.client_response_id) ELSE m.client_response_id END, \
+     upstream_response_id = CASE WHEN m.status = 'running' THEN COALESCE(decode(r.upstream_response_id, 'hex'), m.upstream_response_id) ELSE m.upstream_response_id END, \
+     downstream_committed_at = CASE WHEN m.status = 'running' THEN COALESCE(m.downstream_committed_at, r.downstream_committed_at) ELSE m.downstream_committed_at END, \
+     finished_at = CASE WHEN m.status <> 'running' THEN m.finished_at WHEN r.status = 'running' THEN NULL ELSE COALESCE(r.finished_at, now()) END, \
+     connect_ms = CASE WHEN m.status = 'running' THEN COALESCE(r.connect_ms, m.connect_ms) ELSE m.connect_ms END, \
+     headers_ms = CASE WHEN m.status = 'running' THEN COALESCE(r.headers_ms, m.headers_ms) ELSE m.headers_ms END, \
+     first_event_ms = CASE WHEN m.status = 'running' THEN COALESCE(r.first_event_ms, m.first_event_ms) ELSE m.first_event_ms END, \
+     first_token_ms = CASE WHEN m.status = 'running' THEN COALESCE(r.first_token_ms, m.first_token_ms) ELSE m.first_token_ms END, \
+     total_ms = CASE WHEN m.status = 'running' THEN COALESCE(r.total_ms, m.total_ms) ELSE m.total_ms END \
+     FROM jsonb_to_recordset($1) AS r(id uuid, status text, send_state text, provider text, account_id bigint, \
+       upstream_model text, http_status smallint, error_code text, attempts jsonb, input_tokens bigint, \
+       cached_input_tokens bigint, output_tokens bigint, reasoning_tokens bigint, total_tokens bigint, \
+       cost_nano_usd bigint, service_tier text, client_response_id text, upstream_response_id text, \
+       downstream_committed_at timestamptz, finished_at timestamptz, connect_ms integer, headers_ms integer, \
+       first_event_ms integer, first_token_ms integer, total_ms integer) \
+     LEFT JOIN provider_accounts a ON a.id = r.account_id \
+     WHERE m.id = r.id \
+       AND (m.status = 'running' OR array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], r.send_state) \
+            > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], m.send_state))";
 
-const RAISE_WATERMARK: &str = "UPDATE model_requests SET send_state = $2 WHERE id = $1 \
-     AND array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], $2::text) \
-       > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], send_state)";
+/// One update as a JSON record for `jsonb_to_recordset`.
+#[derive(Serialize)]
+struct UpdateRecord<'a> {
+    id: uuid::Uuid,
+    status: &'static str,
+    send_state: &'static str,
+    provider: Option<&'static str>,
+    account_id: Option<i64>,
+    upstream_model: Option<&'a str>,
+    http_status: Option<i16>,
+    error_code: Option<&'a str>,
+    attempts: Option<&'a serde_json::Value>,
+    input_tokens: Option<i64>,
+    cached_input_tokens: Option<i64>,
+    output_tokens: Option<i64>,
+    reasoning_tokens: Option<i64>,
+    total_tokens: Option<i64>,
+    cost_nano_usd: Option<i64>,
+    service_tier: Option<&'a str>,
+    client_response_id: Option<String>,
+    upstream_response_id: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    downstream_committed_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    finished_at: Option<OffsetDateTime>,
+    connect_ms: Option<i32>,
+    headers_ms: Option<i32>,
+    first_event_ms: Option<i32>,
+    first_token_ms: Option<i32>,
+    total_ms: Option<i32>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl<'a> UpdateRecord<'a> {
+    fn of(update: &'a RequestUpdate) -> Result<Self, StorageError> {
+        let usage = update.usage.as_ref();
+        let latency = &update.latency;
+        Ok(Self {
+            id: update.id.0,
+            status: update.status.as_str(),
+            send_state: update.send_state.as_str(),
+            provider: update.provider.map(|p| p.as_str()),
+            account_id: update.account_id.map(|a| a.0),
+            upstream_model: update.upstream_model.as_deref(),
+            http_status: update.http_status.map(|s| i16::try_from(s).unwrap_or(i16::MAX)),
+            error_code: update.error_code.as_deref(),
+            attempts: update.attempts.as_ref(),
+            input_tokens: opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?,
+            cached_input_tokens: opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?,
+            output_tokens: opt_int8(usage.map(|u| u.output_tokens), "model_requests.output_tokens")?,
+            reasoning_tokens: opt_int8(usage.map(|u| u.reasoning_tokens), "model_requests.reasoning_tokens")?,
+            total_tokens: opt_int8(usage.map(|u| u.total_tokens), "model_requests.total_tokens")?,
+            cost_nano_usd: update.cost.map(|c| c.0),
+            service_tier: update.service_tier.as_deref(),
+            client_response_id: update.client_response_id.as_deref().map(hex),
+            upstream_response_id: update.upstream_response_id.as_deref().map(hex),
+            downstream_committed_at: update.downstream_committed_at,
+            finished_at: update.finished_at,
+            connect_ms: opt_int4(latency.connect_ms, "model_requests.connect_ms")?,
+            headers_ms: opt_int4(latency.headers_ms, "model_requests.headers_ms")?,
+            first_event_ms: opt_int4(latency.first_event_ms, "model_requests.first_event_ms")?,
+            first_token_ms: opt_int4(latency.first_token_ms, "model_requests.first_token_ms")?,
+            total_ms: opt_int4(latency.total_ms, "model_requests.total_ms")?,
+        })
+    }
+}
+
+/// Starts whose request also ended within the batch, inserted as finished rows.
+const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, requested_model, operation, transport, \
+     stream, routing_scope, routing_groups, started_at, deadline_at, status, send_state, provider, account_id, \
+     upstream_model, http_status, error_code, attempts, input_tokens, cached_input_tokens, output_tokens, \
+     reasoning_tokens, total_tokens, cost_nano_usd, service_tier, client_response_id, upstream_response_id, \
+     downstream_committed_at, finished_at, connect_ms, headers_ms, first_event_ms, first_token_ms, total_ms) \
+     SELECT r.id, k.id, r.requested_model, r.operation, r.transport, r.stream, r.routing_scope, r.routing_groups, \
+     r.started_at, r.deadline_at, r.status, r.send_state, r.provider, a.id, r.upstream_model, r.http_status, \
+     r.error_code, COALESCE(r.attempts, '[]'::jsonb), r.input_tokens, r.cached_input_tokens, r.output_tokens, \
+     r.reasoning_tokens, r.total_tokens, r.cost_nano_usd, r.service_tier, decode(r.client_response_id, 'hex'), \
+     decode(r.upstream_response_id, 'hex'), r.downstream_committed_at, \
+     CASE WHEN r.status = 'running' THEN NULL ELSE COALESCE(r.finished_at, now()) END, \
+     r.connect_ms, r.headers_ms, r.first_event_ms, r.first_token_ms, r.total_ms \
+     FROM jsonb_to_recordset($1) AS r(id uuid, client_key_id bigint, requested_model text, operation text, \
+       transport text, stream boolean, routing_scope text, routing_groups jsonb, started_at timestamptz, \
+       deadline_at timestamptz, status text, send_state text, provider text, account_id bigint, \
+       upstream_model text, http_status smallint, error_code text, attempts jsonb, input_tokens bigint, \
+       cached_input_tokens bigint, output_tokens bigint, reasoning_tokens bigint, total_tokens bigint, \
+       cost_nano_usd bigint, service_tier text, client_response_id text, upstream_response_id text, \
+       downstream_committed_at timestamptz, finished_at timestamptz, connect_ms integer, headers_ms integer, \
+       first_event_ms integer, first_token_ms integer, total_ms integer) \
+     LEFT JOIN client_api_keys k ON k.id = r.client_key_id \
+     LEFT JOIN provider_accounts a ON a.id = r.account_id \
+     ON CONFLICT (id) DO NOTHING RETURNING id";
+
+/// A start merged with its folded update, as one JSON record.
+fn full_record(start: &RequestStart, update: Option<&RequestUpdate>) -> Result<serde_json::Value, StorageError> {
+    let internal = |e: serde_json::Error| StorageError::Internal(e.to_string());
+    let mut record = serde_json::to_value(StartRecord::of(start)).map_err(internal)?;
+    let fields = match update {
+        Some(update) => serde_json::to_value(UpdateRecord::of(update)?).map_err(internal)?,
+        None => serde_json::json!({"status": "running", "send_state": "not_sent"}),
+    };
+    if let (Some(record), serde_json::Value::Object(fields)) = (record.as_object_mut(), fields) {
+        for (key, value) in fields {
+            if key != "id" {
+                record.insert(key, value);
+            }
+        }
+    }
+    Ok(record)
+}
+
+/// Folds the updates of one batch into one per request, in order: later values win, a value a
+/// later update leaves out keeps the earlier one, the watermark is the highest seen, and once an
+/// update is terminal a later `running` one cannot reopen it.
+fn fold(updates: &[RequestUpdate]) -> Vec<RequestUpdate> {
+    let mut folded: Vec<RequestUpdate> = Vec::with_capacity(updates.len());
+    let mut index: std::collections::HashMap<RequestId, usize> =
+        std::collections::HashMap::with_capacity(updates.len());
+    for update in updates {
+        match index.get(&update.id) {
+            None => {
+                index.insert(update.id, folded.len());
+                folded.push(update.clone());
+            }
+            Some(&i) => {
+                let earlier = folded[i].clone();
+                let mut next = update.clone();
+                next.send_state = earlier.send_state.raise(update.send_state);
+                if earlier.status.is_terminal() {
+                    next.status = earlier.status;
+                }
+                macro_rules! keep {
+                    ($($field:ident),*) => { $( if next.$field.is_none() { next.$field = earlier.$field.clone(); } )* };
+                }
+                keep!(
+                    provider,
+                    account_id,
+                    upstream_model,
+                    http_status,
+                    error_code,
+                    attempts,
+                    usage,
+                    cost,
+                    service_tier,
+                    client_response_id,
+                    upstream_response_id,
+                    downstream_committed_at,
+                    finished_at
+                );
+                macro_rules! keep_latency {
+                    ($($field:ident),*) => { $( if next.latency.$field.is_none() { next.latency.$field = earlier.latency.$field; } )* };
+                }
+                keep_latency!(connect_ms, headers_ms, first_event_ms, first_token_ms, total_ms);
+                folded[i] = next;
+            }
+        }
+    }
+    folded
+}
 
 #[async_trait]
 impl RequestLog for PgStore {
@@ -115,54 +285,43 @@ impl RequestLog for PgStore {
     }
 
     async fn record_updates(&self, updates: &[RequestUpdate]) -> Result<u64, StorageError> {
-        let mut tx = self.pool().begin().await.map_err(storage_error)?;
-        let mut changed = 0;
-        for update in updates {
-            let usage = update.usage.as_ref();
-            let latency = &update.latency;
-            let done = sqlx::query(UPDATE_RUNNING)
-                .bind(update.id.0)
-                .bind(update.status.as_str())
-                .bind(update.send_state.as_str())
-                .bind(update.provider.map(|p| p.as_str()))
-                .bind(update.account_id.map(|a| a.0))
-                .bind(update.upstream_model.as_deref())
-                .bind(update.http_status.map(|s| i16::try_from(s).unwrap_or(i16::MAX)))
-                .bind(update.error_code.as_deref())
-                .bind(update.attempts.as_ref())
-                .bind(opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?)
-                .bind(opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?)
-                .bind(opt_int8(usage.map(|u| u.output_tokens), "model_requests.output_tokens")?)
-                .bind(opt_int8(usage.map(|u| u.reasoning_tokens), "model_requests.reasoning_tokens")?)
-                .bind(opt_int8(usage.map(|u| u.total_tokens), "model_requests.total_tokens")?)
-                .bind(update.cost.map(|c| c.0))
-                .bind(update.service_tier.as_deref())
-                .bind(update.client_response_id.as_deref())
-                .bind(update.upstream_response_id.as_deref())
-                .bind(update.downstream_committed_at)
-                .bind(update.finished_at)
-                .bind(opt_int4(latency.connect_ms, "model_requests.connect_ms")?)
-                .bind(opt_int4(latency.headers_ms, "model_requests.headers_ms")?)
-                .bind(opt_int4(latency.first_event_ms, "model_requests.first_event_ms")?)
-                .bind(opt_int4(latency.first_token_ms, "model_requests.first_token_ms")?)
-                .bind(opt_int4(latency.total_ms, "model_requests.total_ms")?)
-                .execute(&mut *tx)
+        if updates.is_empty() {
+            return Ok(0);
+        }
+        let folded = fold(updates);
+        let records = folded.iter().map(UpdateRecord::of).collect::<Result<Vec<_>, _>>()?;
+        let batch = serde_json::to_value(&records).map_err(|e| StorageError::Internal(e.to_string()))?;
+        let done = sqlx::query(APPLY_UPDATES).bind(batch).execute(self.pool()).await.map_err(storage_error)?;
+        Ok(done.rows_affected())
+    }
+
+    async fn record_batch(
+        &self,
+        starts: &[RequestStart],
+        updates: &[RequestUpdate],
+    ) -> Result<(u64, u64), StorageError> {
+        let folded = fold(updates);
+        let mut by_id: std::collections::HashMap<RequestId, &RequestUpdate> =
+            folded.iter().map(|u| (u.id, u)).collect();
+        let mut inserted_ids: std::collections::HashSet<uuid::Uuid> = std::collections::HashSet::new();
+        if !starts.is_empty() {
+            let records = starts
+                .iter()
+                .map(|start| full_record(start, by_id.get(&start.id).copied()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let ids: Vec<uuid::Uuid> = sqlx::query_scalar(INSERT_FULL)
+                .bind(serde_json::Value::Array(records))
+                .fetch_all(self.pool())
                 .await
                 .map_err(storage_error)?;
-            if done.rows_affected() == 0 {
-                let raised = sqlx::query(RAISE_WATERMARK)
-                    .bind(update.id.0)
-                    .bind(update.send_state.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(storage_error)?;
-                changed += raised.rows_affected();
-            } else {
-                changed += done.rows_affected();
-            }
+            inserted_ids.extend(ids);
         }
-        tx.commit().await.map_err(storage_error)?;
-        Ok(changed)
+        // Updates whose row was inserted just now are already in it; the rest update rows
+        // written by earlier batches (or starts that were already stored).
+        by_id.retain(|id, _| !inserted_ids.contains(&id.0));
+        let rest: Vec<RequestUpdate> = folded.iter().filter(|u| by_id.contains_key(&u.id)).cloned().collect();
+        let updated = if rest.is_empty() { 0 } else { self.record_updates(&rest).await? };
+        Ok((inserted_ids.len() as u64, updated))
     }
 
     async fn recover_stale(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<RequestId>, StorageError> {

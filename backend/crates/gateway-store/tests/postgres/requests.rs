@@ -54,7 +54,7 @@ async fn a_late_terminal_write_cannot_lower_the_send_state_watermark() -> anyhow
     terminal.error_code = Some("upstream_reset".to_owned());
     terminal.usage = Some(TokenUsage { input_tokens: 10, total_tokens: 10, ..TokenUsage::default() });
     terminal.client_response_id = Some(b"resp_\xff\x00opaque".to_vec());
-    assert_eq!(t.store.record_updates(&[progress, terminal]).await?, 2);
+    assert_eq!(t.store.record_updates(&[progress, terminal]).await?, 1, "one row changed");
     let row = t.store.get_request(s.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Sent));
     assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\xff\x00opaque"[..]));
@@ -138,5 +138,45 @@ async fn retention_deletes_finished_rows_in_bounded_batches() -> anyhow::Result<
     assert_eq!(batches, [2, 2, 1, 0]);
     let left: i64 = sqlx::query_scalar("SELECT count(*) FROM model_requests").fetch_one(&t.raw).await?;
     assert_eq!(left, 2, "the running row and the recent row stay");
+    t.finish().await
+}
+
+#[tokio::test]
+async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows() -> anyhow::Result<()> {
+    let t = TestStore::new().await?;
+    // Stored by an earlier batch, finished in this one.
+    let earlier = start(now(), Duration::minutes(5));
+    t.store.record_starts(std::slice::from_ref(&earlier)).await?;
+    // Started and finished within this batch (progress, then terminal).
+    let quick = start(now(), Duration::minutes(5));
+    // Started in this batch, still running.
+    let open = start(now(), Duration::minutes(5));
+
+    let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
+    progress.attempts = Some(serde_json::json!([{"n": 1}]));
+    let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
+    done.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
+    done.client_response_id = Some(b"resp_\x00quick".to_vec());
+    let earlier_done = finished(earlier.id, RequestStatus::Failed, SendState::Ambiguous);
+
+    let (inserted, updated) =
+        t.store.record_batch(&[quick.clone(), open.clone()], &[progress, done, earlier_done]).await?;
+    assert_eq!((inserted, updated), (2, 1));
+
+    let row = t.store.get_request(quick.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Completed, SendState::Sent), "folded watermark");
+    assert_eq!(row.usage.map(|u| u.total_tokens), Some(10));
+    assert_eq!(row.attempts, serde_json::json!([{"n": 1}]), "a value the terminal update left out is kept");
+    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
+    assert!(row.finished_at.is_some());
+    let row = t.store.get_request(open.id).await?;
+    assert_eq!((row.status, row.send_state, row.finished_at), (RequestStatus::Running, SendState::NotSent, None));
+    let row = t.store.get_request(earlier.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Ambiguous));
+
+    // A start already stored (sent twice) still gets its update.
+    let again = finished(open.id, RequestStatus::Cancelled, SendState::Sent);
+    t.store.record_batch(std::slice::from_ref(&open), &[again]).await?;
+    assert_eq!(t.store.get_request(open.id).await?.status, RequestStatus::Cancelled);
     t.finish().await
 }
