@@ -115,6 +115,7 @@ gateway_core::closed_set!(
         Status = "status",
         Operation = "operation",
         Transport = "transport",
+        ErrorCode = "error_code",
     }
 );
 

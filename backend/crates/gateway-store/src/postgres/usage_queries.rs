@@ -33,6 +33,7 @@ fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static st
         UsageDimension::Status => ("m.status", "NULL::text", ""),
         UsageDimension::Operation => ("m.operation", "NULL::text", ""),
         UsageDimension::Transport => ("m.transport", "NULL::text", ""),
+        UsageDimension::ErrorCode => ("m.error_code", "NULL::text", ""),
     }
 }
 
