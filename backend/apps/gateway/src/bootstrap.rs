@@ -1,6 +1,7 @@
 //! Wiring: builds every part from the configuration and hands them to the host. The only place
 //! that names concrete implementations (PostgreSQL, Redis, the providers).
 
+mod admin;
 mod data_plane;
 mod probes;
 mod storage;
@@ -46,7 +47,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router = health.routes().merge(data_plane.router);
+    let router = health.routes().merge(data_plane.router).merge(admin::build(&config, &storage).await?);
 
     let listener = tokio::net::TcpListener::bind(config.server.listen)
         .await
