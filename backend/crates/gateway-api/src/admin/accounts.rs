@@ -54,13 +54,16 @@ pub fn sources(api: &AdminApi) -> AccountViewSources<'_> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct AccountQuery {
+    #[param(inline)]
     pub provider: Option<Provider>,
+    #[param(inline)]
     pub state: Option<AccountStateName>,
     /// A group id, or `0` for accounts in no group.
     pub group: Option<i64>,
     /// Substring of e-mail or provider account id, or an exact id.
     pub search: Option<String>,
     /// `id` (default), `email`, `state`, `inFlight`, `lastUsed`, `todayRequests`.
+    #[param(inline)]
     pub sort: Option<AccountSort>,
     pub desc: Option<bool>,
     /// IANA zone for "today" counters (default UTC).

@@ -83,6 +83,7 @@ pub struct OpsQuery {
     #[param(format = DateTime)]
     pub to: Option<String>,
     /// This level and above.
+    #[param(inline)]
     pub level: Option<Level>,
     /// Kind prefix, e.g. `credential.`
     pub kind: Option<String>,

@@ -55,12 +55,15 @@ pub struct UsageQuery {
     pub to: Option<String>,
     pub key: Option<i64>,
     pub account: Option<i64>,
+    #[param(inline)]
     pub provider: Option<Provider>,
     /// Requested or upstream model, exact.
     pub model: Option<String>,
+    #[param(inline)]
     pub status: Option<RequestStatusName>,
     #[param(minimum = 100, maximum = 599)]
     pub http_status: Option<u16>,
+    #[param(inline)]
     pub transport: Option<TransportName>,
     /// e.g. `responses.create`
     pub operation: Option<String>,
@@ -68,8 +71,10 @@ pub struct UsageQuery {
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// Breakdown dimension (insights).
+    #[param(inline)]
     pub group_by: Option<Dimension>,
     /// Bucket width (trend); automatic when absent.
+    #[param(inline)]
     pub bucket: Option<Bucket>,
     /// IANA zone of the buckets (default UTC).
     pub tz: Option<String>,
