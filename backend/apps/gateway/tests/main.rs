@@ -1,6 +1,7 @@
 //! Integration tests of the `switchboard` package: architecture rules, the command line and the
 //! real binary end to end (simulator upstream, real PostgreSQL and Redis).
 
+mod admin_api;
 mod architecture;
 mod cli;
 mod data_plane;

@@ -77,7 +77,13 @@ async fn apply(
                 AdminError::Invalid { .. } => AdminError::invalid("groupIds", "a group does not exist"),
                 other => other,
             })?;
-            details.insert("groups".into(), json!([groups.iter().map(|g| g.0).collect::<Vec<_>>(), new_groups.iter().map(|g| g.0).collect::<Vec<_>>()]));
+            details.insert(
+                "groups".into(),
+                json!([
+                    groups.iter().map(|g| g.0).collect::<Vec<_>>(),
+                    new_groups.iter().map(|g| g.0).collect::<Vec<_>>()
+                ]),
+            );
         }
     }
     Ok((before, serde_json::Value::Object(details)))
@@ -155,20 +161,18 @@ pub async fn batch(
                 Err(e) => Err(e.into()),
             },
             BatchAction::Update(patch) => apply(&mut tx, directory, id, patch).await.map(|(b, _)| Some(b)),
-            BatchAction::AddGroups(add) | BatchAction::RemoveGroups(add) => {
-                match directory.account_groups(id).await {
-                    Ok(current) => {
-                        let groups: Vec<GroupId> = if matches!(action, BatchAction::AddGroups(_)) {
-                            current.iter().chain(add.iter()).copied().collect()
-                        } else {
-                            current.iter().filter(|g| !add.contains(g)).copied().collect()
-                        };
-                        let patch = AccountPatch { groups: Some(groups), ..AccountPatch::default() };
-                        apply(&mut tx, directory, id, &patch).await.map(|(b, _)| Some(b))
-                    }
-                    Err(e) => Err(e.into()),
+            BatchAction::AddGroups(add) | BatchAction::RemoveGroups(add) => match directory.account_groups(id).await {
+                Ok(current) => {
+                    let groups: Vec<GroupId> = if matches!(action, BatchAction::AddGroups(_)) {
+                        current.iter().chain(add.iter()).copied().collect()
+                    } else {
+                        current.iter().filter(|g| !add.contains(g)).copied().collect()
+                    };
+                    let patch = AccountPatch { groups: Some(groups), ..AccountPatch::default() };
+                    apply(&mut tx, directory, id, &patch).await.map(|(b, _)| Some(b))
                 }
-            }
+                Err(e) => Err(e.into()),
+            },
         };
         match result {
             Ok(before) => {

@@ -39,7 +39,10 @@ fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
     if let Some(cron) = &input.schedule_cron {
         let parts = cron.split_whitespace().count();
         if cron.len() > 128 || !(5..=6).contains(&parts) {
-            fields.push(FieldError { field: "scheduleCron".into(), message: "must be a 5- or 6-field cron expression".into() });
+            fields.push(FieldError {
+                field: "scheduleCron".into(),
+                message: "must be a 5- or 6-field cron expression".into(),
+            });
         }
     }
     if input.retention_count == Some(0) || input.retention_count.is_some_and(|v| v > i32::MAX as u32) {
@@ -52,11 +55,16 @@ fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
         fields.push(FieldError { field: "enabled".into(), message: "needs an endpoint and a bucket".into() });
     }
     let change = match (&input.access_key_id, &input.secret_access_key) {
-        (Some(a), Some(s)) if !a.is_empty() && !s.is_empty() => SecretsChange::Replace(BackupStorageSecrets::new(a.clone(), s.clone())),
+        (Some(a), Some(s)) if !a.is_empty() && !s.is_empty() => {
+            SecretsChange::Replace(BackupStorageSecrets::new(a.clone(), s.clone()))
+        }
         (None, None) if input.clear_credentials => SecretsChange::Clear,
         (None, None) => SecretsChange::Keep,
         _ => {
-            fields.push(FieldError { field: "secretAccessKey".into(), message: "give both accessKeyId and secretAccessKey, or neither".into() });
+            fields.push(FieldError {
+                field: "secretAccessKey".into(),
+                message: "give both accessKeyId and secretAccessKey, or neither".into(),
+            });
             SecretsChange::Keep
         }
     };

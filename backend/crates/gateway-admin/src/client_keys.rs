@@ -7,8 +7,8 @@ use time::OffsetDateTime;
 
 use crate::audit::{AuditActor, AuditEntry};
 use crate::error::AdminError;
-use crate::ports::{ClientKeyDirectory, UnitOfWork};
 use crate::ports::admin_changes::{ClientKeyChanges, NewClientKey};
+use crate::ports::{ClientKeyDirectory, UnitOfWork};
 
 /// What a new key may do.
 #[derive(Debug, Clone, Default)]

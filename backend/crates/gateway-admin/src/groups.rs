@@ -33,7 +33,10 @@ fn validate(changes: &GroupChanges) -> Result<GroupChanges, AdminError> {
         fields.push(crate::error::FieldError { field: "name".into(), message: "must be 1 to 100 characters".into() });
     }
     if changes.description.chars().count() > 1000 {
-        fields.push(crate::error::FieldError { field: "description".into(), message: "must be at most 1000 characters".into() });
+        fields.push(crate::error::FieldError {
+            field: "description".into(),
+            message: "must be at most 1000 characters".into(),
+        });
     }
     if !fields.is_empty() {
         return Err(AdminError::InvalidFields(fields));
@@ -160,9 +163,8 @@ pub async fn group_impact(
             continue;
         }
         impact.keys.push(key.id);
-        let others_usable = all_groups
-            .iter()
-            .any(|g| g.id != id && scope.contains(&g.id) && g.enabled && !g.account_ids.is_empty());
+        let others_usable =
+            all_groups.iter().any(|g| g.id != id && scope.contains(&g.id) && g.enabled && !g.account_ids.is_empty());
         if !others_usable {
             impact.keys_left_empty.push(key.id);
         }

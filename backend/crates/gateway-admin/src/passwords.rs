@@ -24,10 +24,7 @@ fn decoy_hash() -> String {
 pub fn check_password_policy(field: &str, password: &str) -> Result<(), AdminError> {
     let chars = password.chars().count();
     if !(MIN_PASSWORD_LEN..=MAX_PASSWORD_LEN).contains(&chars) {
-        return Err(AdminError::invalid(
-            field,
-            format!("must be {MIN_PASSWORD_LEN} to {MAX_PASSWORD_LEN} characters"),
-        ));
+        return Err(AdminError::invalid(field, format!("must be {MIN_PASSWORD_LEN} to {MAX_PASSWORD_LEN} characters")));
     }
     Ok(())
 }

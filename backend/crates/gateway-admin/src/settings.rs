@@ -35,7 +35,10 @@ pub fn validate_settings(s: &RuntimeSettings) -> Result<(), AdminError> {
         } else if alias == target {
             fields.push(FieldError { field, message: "an alias cannot map to itself".into() });
         } else if s.model_aliases.contains_key(target) {
-            fields.push(FieldError { field, message: format!("maps to `{target}`, which is itself an alias (chains are not followed)") });
+            fields.push(FieldError {
+                field,
+                message: format!("maps to `{target}`, which is itself an alias (chains are not followed)"),
+            });
         }
     }
     if fields.is_empty() { Ok(()) } else { Err(AdminError::InvalidFields(fields)) }
@@ -67,6 +70,8 @@ pub async fn update_settings(
     }
     let mut tx = uow.begin().await?;
     tx.update_runtime_settings(&settings).await?;
-    let receipt = tx.commit(AuditEntry::new(actor, "settings.update", "runtime_settings", None, serde_json::Value::Object(changed))).await?;
+    let receipt = tx
+        .commit(AuditEntry::new(actor, "settings.update", "runtime_settings", None, serde_json::Value::Object(changed)))
+        .await?;
     Ok((before, receipt.config_revision))
 }

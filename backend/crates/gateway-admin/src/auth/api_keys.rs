@@ -18,7 +18,10 @@ pub fn generate_admin_api_key() -> AdminApiKeySecret {
 }
 
 /// The enabled user an API key belongs to.
-pub async fn authenticate_api_key(users: &dyn AdminUsers, plaintext: &str) -> Result<Option<AdminUserRecord>, AdminError> {
+pub async fn authenticate_api_key(
+    users: &dyn AdminUsers,
+    plaintext: &str,
+) -> Result<Option<AdminUserRecord>, AdminError> {
     if !plaintext.starts_with("sb-admin-") {
         return Ok(None);
     }
@@ -26,7 +29,11 @@ pub async fn authenticate_api_key(users: &dyn AdminUsers, plaintext: &str) -> Re
 }
 
 /// Step-up: the principal's current password, when the user has one.
-async fn confirm_password(users: &dyn AdminUsers, principal: &AdminPrincipal, password: &str) -> Result<(), AdminError> {
+async fn confirm_password(
+    users: &dyn AdminUsers,
+    principal: &AdminPrincipal,
+    password: &str,
+) -> Result<(), AdminError> {
     let user = users.get_admin_user(principal.user_id).await?;
     match &user.password_hash {
         Some(hash) if verify_password(password, Some(hash)).await => Ok(()),
@@ -79,7 +86,8 @@ pub async fn change_password(
     let mut tx = uow.begin().await?;
     tx.set_admin_password(principal.user_id, &hash).await?;
     let target = Some(principal.user_id.0.to_string());
-    tx.commit(AuditEntry::new(principal.actor(), "admin_user.password_change", "admin_user", target, json!({}))).await?;
+    tx.commit(AuditEntry::new(principal.actor(), "admin_user.password_change", "admin_user", target, json!({})))
+        .await?;
     let keep = match &principal.method {
         AuthMethod::Session { session_id, .. } => Some(session_id.as_str()),
         AuthMethod::ApiKey => None,

@@ -37,7 +37,8 @@ pub async fn bootstrap_admin(
     check_password_policy("admin.bootstrap_password", password)?;
     let hash = hash_password(password).await?;
     let mut tx = uow.begin().await?;
-    let created = tx.create_admin_user(&NewAdminUser { username: username.to_owned(), password_hash: Some(hash) }).await;
+    let created =
+        tx.create_admin_user(&NewAdminUser { username: username.to_owned(), password_hash: Some(hash) }).await;
     let id = match created {
         Ok(id) => id,
         Err(e) if e.kind() == gateway_core::ports::StorageErrorKind::Conflict => return Ok(None),

@@ -83,6 +83,8 @@ pub async fn login(
     };
     sessions.create_session(&hash, &session).await?;
     users.record_admin_login(user.id, now).await?;
+    let mut user = user;
+    user.last_login_at = Some(now);
     tracing::info!(user = user.id.0, session = %session.id, "admin logged in");
     Ok(LoginOutcome { token, session, user })
 }

@@ -7,8 +7,8 @@ use gateway_core::domain::{AccountId, RequestId};
 use gateway_core::ports::StorageError;
 
 use crate::usage::{
-    BucketWidth, CalendarStarts, RequestCursor, RequestDetail, RequestSummary, UsageBucket, UsageDimension, UsageFilter,
-    UsageGroup, UsageTotals,
+    BucketWidth, CalendarStarts, RequestCursor, RequestDetail, RequestSummary, UsageBucket, UsageDimension,
+    UsageFilter, UsageGroup, UsageTotals,
 };
 
 #[async_trait]

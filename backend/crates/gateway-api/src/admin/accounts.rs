@@ -200,7 +200,8 @@ pub async fn get_account(
 ) -> ApiResult<Json<AccountDetail>> {
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
     let view = one_account(&api, id, &tz).await?;
-    let exclusions = api.ports.cooldowns.model_exclusions(AccountId(id)).await.map_err(gateway_admin::AdminError::from)?;
+    let exclusions =
+        api.ports.cooldowns.model_exclusions(AccountId(id)).await.map_err(gateway_admin::AdminError::from)?;
     let model_exclusions = exclusions
         .into_iter()
         .map(|e| ModelExclusionView {
@@ -276,7 +277,8 @@ pub async fn patch_account(
     JsonBody(body): JsonBody<AccountChanges>,
 ) -> ApiResult<Json<AccountUpdated>> {
     let p = &api.ports;
-    let before = update_account(p.uow.as_ref(), p.accounts.as_ref(), principal.actor(), AccountId(id), body.patch()).await?;
+    let before =
+        update_account(p.uow.as_ref(), p.accounts.as_ref(), principal.actor(), AccountId(id), body.patch()).await?;
     let view = one_account(&api, id, "UTC").await?;
     Ok(Json(AccountUpdated { account: AccountItem::from(&view), previous: PreviousSettings::from(&before) }))
 }
@@ -347,7 +349,10 @@ pub async fn batch_accounts(
     };
     let action = match body.operation {
         BatchOperation::Update => BatchAction::Update(
-            body.changes.as_ref().map(AccountChanges::patch).ok_or_else(|| ApiFailure::invalid("changes", "is required for update"))?,
+            body.changes
+                .as_ref()
+                .map(AccountChanges::patch)
+                .ok_or_else(|| ApiFailure::invalid("changes", "is required for update"))?,
         ),
         BatchOperation::AddGroups => BatchAction::AddGroups(groups()?),
         BatchOperation::RemoveGroups => BatchAction::RemoveGroups(groups()?),

@@ -92,7 +92,9 @@ pub struct AuditList {
 
 fn bounded(field: &str, value: &Option<String>) -> ApiResult<Option<String>> {
     match value {
-        Some(v) if v.len() > 256 || v.contains('\0') => Err(ApiFailure::invalid(field, "must be at most 256 characters")),
+        Some(v) if v.len() > 256 || v.contains('\0') => {
+            Err(ApiFailure::invalid(field, "must be at most 256 characters"))
+        }
         other => Ok(other.clone()),
     }
 }
@@ -100,7 +102,10 @@ fn bounded(field: &str, value: &Option<String>) -> ApiResult<Option<String>> {
 /// Audit rows, newest first.
 #[utoipa::path(get, path = "/api/admin/audit", tag = "audit", params(AuditQuery),
     responses((status = 200, body = AuditList), (status = "4XX", body = ErrorBody)))]
-pub async fn list_audit(State(api): State<AdminApi>, QueryParams(q): QueryParams<AuditQuery>) -> ApiResult<Json<AuditList>> {
+pub async fn list_audit(
+    State(api): State<AdminApi>,
+    QueryParams(q): QueryParams<AuditQuery>,
+) -> ApiResult<Json<AuditList>> {
     let limit = pagination::limit(q.limit)?;
     let before = pagination::decode_number(q.cursor.as_deref())?;
     let filter = AuditFilter {
@@ -111,8 +116,12 @@ pub async fn list_audit(State(api): State<AdminApi>, QueryParams(q): QueryParams
         target_kind: bounded("targetKind", &q.target_kind)?,
         target_id: bounded("targetId", &q.target_id)?,
     };
-    let mut rows =
-        api.ports.audit_search.search_audit(&filter, before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
+    let mut rows = api
+        .ports
+        .audit_search
+        .search_audit(&filter, before, limit + 1)
+        .await
+        .map_err(gateway_admin::AdminError::from)?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |e| e.id.to_string());
     Ok(Json(AuditList { items: rows.iter().map(AuditItem::from).collect(), next_cursor }))
 }
@@ -140,5 +149,9 @@ pub struct AuditVerification {
     responses((status = 200, body = AuditVerification), (status = "4XX", body = ErrorBody)))]
 pub async fn verify_audit(State(api): State<AdminApi>) -> ApiResult<Json<AuditVerification>> {
     let broken = api.ports.audit.verify_audit_chain().await.map_err(gateway_admin::AdminError::from)?;
-    Ok(Json(AuditVerification { intact: broken.is_none(), first_broken_id: broken, checked_at: OffsetDateTime::now_utc() }))
+    Ok(Json(AuditVerification {
+        intact: broken.is_none(),
+        first_broken_id: broken,
+        checked_at: OffsetDateTime::now_utc(),
+    }))
 }

@@ -7,7 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::admin_user::AdminUserRecord;
 use gateway_admin::auth::api_keys::{change_password, create_api_key, delete_api_key};
-use gateway_admin::auth::{AdminPrincipal, AuthMethod, LoginAttempt, login as login_use_case, logout as logout_use_case};
+use gateway_admin::auth::{
+    AdminPrincipal, AuthMethod, LoginAttempt, login as login_use_case, logout as logout_use_case,
+};
 use gateway_admin::ports::AdminSession;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -314,7 +316,8 @@ pub async fn create_own_api_key(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Response> {
-    let (secret, key) = create_api_key(api.ports.uow.as_ref(), api.ports.users.as_ref(), &principal, &body.password).await?;
+    let (secret, key) =
+        create_api_key(api.ports.uow.as_ref(), api.ports.users.as_ref(), &principal, &body.password).await?;
     let body = CreatedApiKey { api_key: secret.expose().to_owned(), prefix: key.prefix };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }

@@ -74,7 +74,10 @@ pub struct DashboardSummary {
 
 #[utoipa::path(get, path = "/api/admin/dashboard/summary", tag = "dashboard", params(SummaryQuery),
     responses((status = 200, body = DashboardSummary), (status = "4XX", body = ErrorBody)))]
-pub async fn summary(State(api): State<AdminApi>, QueryParams(q): QueryParams<SummaryQuery>) -> ApiResult<Json<DashboardSummary>> {
+pub async fn summary(
+    State(api): State<AdminApi>,
+    QueryParams(q): QueryParams<SummaryQuery>,
+) -> ApiResult<Json<DashboardSummary>> {
     let now = OffsetDateTime::now_utc();
     let to = parse_time("to", q.to.as_deref())?.unwrap_or(now);
     let from = parse_time("from", q.from.as_deref())?.unwrap_or(to - time::Duration::hours(24));

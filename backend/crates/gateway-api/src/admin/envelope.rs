@@ -51,7 +51,12 @@ impl ApiFailure {
         Self {
             status,
             body: ErrorBody {
-                error: ErrorDetail { code: code.to_owned(), message: message.into(), fields: Vec::new(), retry_after_seconds: None },
+                error: ErrorDetail {
+                    code: code.to_owned(),
+                    message: message.into(),
+                    fields: Vec::new(),
+                    retry_after_seconds: None,
+                },
             },
         }
     }
@@ -84,7 +89,11 @@ impl From<AdminError> for ApiFailure {
                 error: ErrorDetail {
                     code: error.code().to_owned(),
                     message: error.public_message(),
-                    fields: error.fields().into_iter().map(|f| FieldProblem { field: f.field, message: f.message }).collect(),
+                    fields: error
+                        .fields()
+                        .into_iter()
+                        .map(|f| FieldProblem { field: f.field, message: f.message })
+                        .collect(),
                     retry_after_seconds,
                 },
             },
@@ -120,7 +129,11 @@ pub async fn route_not_found(uri: axum::http::Uri) -> ApiFailure {
 
 /// A known path with a method it does not have.
 pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiFailure {
-    ApiFailure::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", format!("{method} is not allowed on {}", uri.path()))
+    ApiFailure::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
 }
 
 /// `204 No Content`.

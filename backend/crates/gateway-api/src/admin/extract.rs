@@ -18,11 +18,10 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiFailure;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_json = request
-            .headers()
-            .get(axum::http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")));
+        let is_json =
+            request.headers().get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+                v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+            });
         if !is_json {
             return Err(ApiFailure::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -31,7 +30,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             ));
         }
         let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|_| {
-            ApiFailure::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", format!("the body exceeds {BODY_LIMIT} bytes"))
+            ApiFailure::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large",
+                format!("the body exceeds {BODY_LIMIT} bytes"),
+            )
         })?;
         let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
         match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {

@@ -8,7 +8,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::groups::{GroupPatch, GroupSpec, create_group, delete_group, group_impact, replace_members, update_group};
+use gateway_admin::groups::{
+    GroupPatch, GroupSpec, create_group, delete_group, group_impact, replace_members, update_group,
+};
 use gateway_core::domain::{AccountGroup, AccountId, GroupId, KeyScope};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -213,7 +215,8 @@ pub async fn put_members(
 ) -> ApiResult<Json<MembersUpdated>> {
     let members = body.account_ids.into_iter().map(AccountId).collect();
     let before =
-        replace_members(api.ports.uow.as_ref(), api.ports.groups.as_ref(), principal.actor(), GroupId(id), members).await?;
+        replace_members(api.ports.uow.as_ref(), api.ports.groups.as_ref(), principal.actor(), GroupId(id), members)
+            .await?;
     Ok(Json(MembersUpdated { group: one(&api, id).await?, previous_account_ids: before.iter().map(|a| a.0).collect() }))
 }
 

@@ -129,11 +129,16 @@ async fn context(api: &AdminApi, tz: &str) -> ApiResult<KeyContext> {
     let starts = p.usage.calendar_starts(OffsetDateTime::now_utc(), tz).await.map_err(err)?;
     let by_key = |from| async move {
         let filter = UsageFilter { from: Some(from), ..UsageFilter::default() };
-        p.usage.usage_groups(&filter, UsageDimension::Key, 10_000).await.map(|groups| {
-            groups.into_iter().filter_map(|g| g.key.map(|k| (k, g.totals))).collect::<HashMap<_, _>>()
-        })
+        p.usage
+            .usage_groups(&filter, UsageDimension::Key, 10_000)
+            .await
+            .map(|groups| groups.into_iter().filter_map(|g| g.key.map(|k| (k, g.totals))).collect::<HashMap<_, _>>())
     };
-    Ok(KeyContext { groups, today: by_key(starts.day).await.map_err(err)?, month: by_key(starts.month).await.map_err(err)? })
+    Ok(KeyContext {
+        groups,
+        today: by_key(starts.day).await.map_err(err)?,
+        month: by_key(starts.month).await.map_err(err)?,
+    })
 }
 
 fn item(key: ClientKeyRecord, ctx: &KeyContext) -> KeyItem {
@@ -209,7 +214,9 @@ pub async fn list_keys(State(api): State<AdminApi>, QueryParams(q): QueryParams<
         .into_iter()
         .filter(|k| k.id.0 > after)
         .filter(|k| {
-            search.as_deref().is_none_or(|s| k.name.to_lowercase().contains(s) || k.key_prefix.to_lowercase().contains(s))
+            search
+                .as_deref()
+                .is_none_or(|s| k.name.to_lowercase().contains(s) || k.key_prefix.to_lowercase().contains(s))
         })
         .take(limit as usize + 1)
         .collect();
@@ -323,7 +330,8 @@ pub async fn patch_key(
         allowed_models: body.allowed_models,
         groups: body.group_ids.map(|g| g.into_iter().map(GroupId).collect()),
     };
-    let before = update_key(api.ports.uow.as_ref(), api.ports.keys.as_ref(), principal.actor(), ClientKeyId(id), patch).await?;
+    let before =
+        update_key(api.ports.uow.as_ref(), api.ports.keys.as_ref(), principal.actor(), ClientKeyId(id), patch).await?;
     let ctx = context(&api, "UTC").await?;
     Ok(Json(KeyUpdated { key: one(&api, ClientKeyId(id)).await?, previous: item(before, &ctx) }))
 }

@@ -105,7 +105,10 @@ pub struct OpsEventList {
 /// Ops events, newest first.
 #[utoipa::path(get, path = "/api/admin/ops-events", tag = "ops", params(OpsQuery),
     responses((status = 200, body = OpsEventList), (status = "4XX", body = ErrorBody)))]
-pub async fn list_ops_events(State(api): State<AdminApi>, QueryParams(q): QueryParams<OpsQuery>) -> ApiResult<Json<OpsEventList>> {
+pub async fn list_ops_events(
+    State(api): State<AdminApi>,
+    QueryParams(q): QueryParams<OpsQuery>,
+) -> ApiResult<Json<OpsEventList>> {
     let limit = pagination::limit(q.limit)?;
     let before = pagination::decode_number(q.cursor.as_deref())?;
     let request = q
@@ -124,7 +127,8 @@ pub async fn list_ops_events(State(api): State<AdminApi>, QueryParams(q): QueryP
         account: q.account.map(AccountId),
         request,
     };
-    let mut rows = api.ports.ops.list_ops_events(&filter, before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
+    let mut rows =
+        api.ports.ops.list_ops_events(&filter, before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |e| e.id.to_string());
     Ok(Json(OpsEventList { items: rows.iter().map(OpsEventItem::from).collect(), next_cursor }))
 }

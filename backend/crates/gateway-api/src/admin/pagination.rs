@@ -32,7 +32,9 @@ pub fn decode(cursor: &str) -> Result<String, ApiFailure> {
 /// A cursor that holds one integer (an id or an offset).
 pub fn decode_number(cursor: Option<&str>) -> Result<Option<i64>, ApiFailure> {
     cursor
-        .map(|c| decode(c)?.parse::<i64>().map_err(|_| ApiFailure::invalid("cursor", "is not a cursor returned by this API")))
+        .map(|c| {
+            decode(c)?.parse::<i64>().map_err(|_| ApiFailure::invalid("cursor", "is not a cursor returned by this API"))
+        })
         .transpose()
 }
 

@@ -63,9 +63,10 @@ async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> R
         return Ok(AdminPrincipal { user_id: user.id, username: user.username, method: AuthMethod::ApiKey });
     }
     let token = cookie(headers, SESSION_COOKIE).ok_or_else(|| ApiFailure::unauthenticated("log in first"))?;
-    let session = authenticate_session(api.ports.sessions.as_ref(), &api.config.policy, &token, OffsetDateTime::now_utc())
-        .await?
-        .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
+    let session =
+        authenticate_session(api.ports.sessions.as_ref(), &api.config.policy, &token, OffsetDateTime::now_utc())
+            .await?
+            .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
     if is_unsafe(method) {
         let sent = headers.get(CSRF_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
         if !constant_time_eq(sent, session.csrf_token.as_bytes()) {
@@ -99,7 +100,10 @@ pub fn client_ip(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::Soc
 pub fn secure_cookies(api: &AdminApi, headers: &HeaderMap) -> bool {
     api.config.cookie_secure
         || (api.config.trusted_proxy
-            && headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|p| p.eq_ignore_ascii_case("https")))
+            && headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|p| p.eq_ignore_ascii_case("https")))
 }
 
 /// `Set-Cookie` for a session (or, with `None`, its removal).

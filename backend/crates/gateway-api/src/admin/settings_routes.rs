@@ -98,7 +98,8 @@ pub struct SettingsView {
 #[utoipa::path(get, path = "/api/admin/settings", tag = "settings",
     responses((status = 200, body = SettingsView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_settings(State(api): State<AdminApi>) -> ApiResult<Json<SettingsView>> {
-    let (revision, settings) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
+    let (revision, settings) =
+        api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
     Ok(Json(SettingsView { config_revision: revision.0, settings: SettingsValues::from(&settings) }))
 }
 
@@ -163,7 +164,8 @@ pub async fn patch_settings(
         ops_event_retention_days: body.ops_event_retention_days.unwrap_or(current.ops_event_retention_days),
     };
     let (before, revision) =
-        update_settings(api.ports.uow.as_ref(), api.ports.settings.as_ref(), principal.actor(), expected, next.clone()).await?;
+        update_settings(api.ports.uow.as_ref(), api.ports.settings.as_ref(), principal.actor(), expected, next.clone())
+            .await?;
     Ok(Json(SettingsUpdated {
         config_revision: revision.0,
         settings: SettingsValues::from(&next),
@@ -267,6 +269,7 @@ pub async fn put_backup_settings(
         retention_count: body.retention_count,
         retention_days: body.retention_days,
     };
-    let settings = update_backup_settings(api.ports.uow.as_ref(), api.ports.backups.as_ref(), principal.actor(), input).await?;
+    let settings =
+        update_backup_settings(api.ports.uow.as_ref(), api.ports.backups.as_ref(), principal.actor(), input).await?;
     Ok(Json(settings.into()))
 }

@@ -19,8 +19,8 @@ use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody};
 use crate::admin::extract::QueryParams;
 use crate::admin::pagination;
 
-pub use views::{InsightList, RecordDetail, RecordList, TotalsView, TrendView};
 pub use views::RecordItem;
+pub use views::{InsightList, RecordDetail, RecordList, TotalsView, TrendView};
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
@@ -136,7 +136,9 @@ impl From<Bucket> for BucketWidth {
 
 fn text_filter(field: &str, value: Option<String>) -> ApiResult<Option<String>> {
     match value {
-        Some(v) if v.len() > 256 || v.contains('\0') => Err(ApiFailure::invalid(field, "must be at most 256 characters")),
+        Some(v) if v.len() > 256 || v.contains('\0') => {
+            Err(ApiFailure::invalid(field, "must be at most 256 characters"))
+        }
         other => Ok(other),
     }
 }
@@ -177,7 +179,10 @@ fn decode_cursor(cursor: Option<&str>) -> ApiResult<Option<RequestCursor>> {
 /// Request records, newest first, keyset-paginated.
 #[utoipa::path(get, path = "/api/admin/usage/records", tag = "usage", params(UsageQuery),
     responses((status = 200, body = RecordList), (status = "4XX", body = ErrorBody)))]
-pub async fn list_records(State(api): State<AdminApi>, QueryParams(q): QueryParams<UsageQuery>) -> ApiResult<Json<RecordList>> {
+pub async fn list_records(
+    State(api): State<AdminApi>,
+    QueryParams(q): QueryParams<UsageQuery>,
+) -> ApiResult<Json<RecordList>> {
     let limit = pagination::limit(q.limit)?;
     let filter = filter(&q)?;
     let before = decode_cursor(q.cursor.as_deref())?;
@@ -206,7 +211,10 @@ pub async fn get_record(
 /// percentiles — exact, computed in SQL).
 #[utoipa::path(get, path = "/api/admin/usage/insights", tag = "usage", params(UsageQuery),
     responses((status = 200, body = InsightList), (status = "4XX", body = ErrorBody)))]
-pub async fn insights(State(api): State<AdminApi>, QueryParams(q): QueryParams<UsageQuery>) -> ApiResult<Json<InsightList>> {
+pub async fn insights(
+    State(api): State<AdminApi>,
+    QueryParams(q): QueryParams<UsageQuery>,
+) -> ApiResult<Json<InsightList>> {
     let limit = pagination::limit(q.limit)?;
     let filter = filter(&q)?;
     let by = q.group_by.unwrap_or(Dimension::Model);
@@ -232,7 +240,10 @@ pub async fn trend(State(api): State<AdminApi>, QueryParams(q): QueryParams<Usag
     filter.to = Some(to);
     let width = q.bucket.map_or_else(|| BucketWidth::automatic(to - from), Into::into);
     if (to - from).whole_seconds() / width.seconds() > MAX_BUCKETS {
-        return Err(ApiFailure::invalid("bucket", format!("the range holds more than {MAX_BUCKETS} buckets; widen the bucket")));
+        return Err(ApiFailure::invalid(
+            "bucket",
+            format!("the range holds more than {MAX_BUCKETS} buckets; widen the bucket"),
+        ));
     }
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
     let buckets = api.ports.usage.usage_trend(&filter, width, &tz).await.map_err(gateway_admin::AdminError::from)?;

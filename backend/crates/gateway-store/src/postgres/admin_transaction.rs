@@ -21,7 +21,8 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::{
-    PgStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations, settings_mutations,
+    PgStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations,
+    settings_mutations,
 };
 
 pub struct PgAdminTransaction {

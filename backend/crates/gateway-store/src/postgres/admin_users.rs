@@ -34,8 +34,10 @@ fn user_from_row(row: &PgRow) -> Result<AdminUserRecord, StorageError> {
 #[async_trait]
 impl AdminUsers for PgStore {
     async fn count_admin_users(&self) -> Result<u64, StorageError> {
-        let count: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM admin_users").fetch_one(self.pool()).await.map_err(storage_error)?;
+        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_users")
+            .fetch_one(self.pool())
+            .await
+            .map_err(storage_error)?;
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
@@ -68,8 +70,7 @@ impl AdminUsers for PgStore {
     }
 
     async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
-        let rows =
-            sqlx::query(const_str(SELECT, "ORDER BY id")).fetch_all(self.pool()).await.map_err(storage_error)?;
+        let rows = sqlx::query(const_str(SELECT, "ORDER BY id")).fetch_all(self.pool()).await.map_err(storage_error)?;
         rows.iter().map(user_from_row).collect()
     }
 
@@ -89,7 +90,10 @@ fn const_str(head: &'static str, tail: &'static str) -> sqlx::AssertSqlSafe<Stri
     sqlx::AssertSqlSafe(format!("{head}{tail}"))
 }
 
-pub(crate) async fn create_admin_user(conn: &mut PgConnection, user: &NewAdminUser) -> Result<AdminUserId, StorageError> {
+pub(crate) async fn create_admin_user(
+    conn: &mut PgConnection,
+    user: &NewAdminUser,
+) -> Result<AdminUserId, StorageError> {
     let id: i64 = sqlx::query_scalar("INSERT INTO admin_users (username, password_hash) VALUES ($1, $2) RETURNING id")
         .bind(&user.username)
         .bind(user.password_hash.as_ref().map(|h| h.0.as_str()))
@@ -103,7 +107,11 @@ async fn expect_row(result: sqlx::postgres::PgQueryResult, id: AdminUserId) -> R
     if result.rows_affected() == 0 { Err(StorageError::not_found("admin user", id)) } else { Ok(()) }
 }
 
-pub(crate) async fn set_password(conn: &mut PgConnection, id: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError> {
+pub(crate) async fn set_password(
+    conn: &mut PgConnection,
+    id: AdminUserId,
+    hash: &PasswordHash,
+) -> Result<(), StorageError> {
     let result = sqlx::query("UPDATE admin_users SET password_hash = $2, updated_at = now() WHERE id = $1")
         .bind(id.0)
         .bind(&hash.0)

@@ -17,8 +17,7 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::usage_rows::{
-    bind_filter, detail_from_row, request_summary_select, summary_from_row, totals_from_row, usage_filter,
-    usage_totals,
+    bind_filter, detail_from_row, request_summary_select, summary_from_row, totals_from_row, usage_filter, usage_totals,
 };
 
 /// (group key expression, label expression, joins) of a dimension.
@@ -28,7 +27,9 @@ fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static st
         UsageDimension::Account => {
             ("m.account_id::text", "a.email", "LEFT JOIN provider_accounts a ON a.id = m.account_id ")
         }
-        UsageDimension::Key => ("m.client_key_id::text", "k.name", "LEFT JOIN client_api_keys k ON k.id = m.client_key_id "),
+        UsageDimension::Key => {
+            ("m.client_key_id::text", "k.name", "LEFT JOIN client_api_keys k ON k.id = m.client_key_id ")
+        }
         UsageDimension::Provider => ("m.provider", "NULL::text", ""),
         UsageDimension::Status => ("m.status", "NULL::text", ""),
         UsageDimension::Operation => ("m.operation", "NULL::text", ""),
@@ -40,7 +41,9 @@ fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static st
 fn bucket_sql(width: BucketWidth) -> &'static str {
     match width {
         BucketWidth::Day => "(date_trunc('day', m.started_at AT TIME ZONE $11) AT TIME ZONE $11)",
-        _ => "(date_bin(($12::text)::interval, m.started_at AT TIME ZONE $11, TIMESTAMP '2000-01-01') AT TIME ZONE $11)",
+        _ => {
+            "(date_bin(($12::text)::interval, m.started_at AT TIME ZONE $11, TIMESTAMP '2000-01-01') AT TIME ZONE $11)"
+        }
     }
 }
 
@@ -104,7 +107,11 @@ impl UsageQueries for PgStore {
             .map_err(storage_error)?;
         rows.iter()
             .map(|row| {
-                Ok(UsageGroup { key: row.col("group_key")?, label: row.col("group_label")?, totals: totals_from_row(row)? })
+                Ok(UsageGroup {
+                    key: row.col("group_key")?,
+                    label: row.col("group_label")?,
+                    totals: totals_from_row(row)?,
+                })
             })
             .collect()
     }
@@ -125,10 +132,7 @@ impl UsageQueries for PgStore {
         if width != BucketWidth::Day {
             query = query.bind(format!("{} seconds", width.seconds()));
         }
-        let rows = query
-            .fetch_all(self.pool())
-            .await
-            .map_err(storage_error)?;
+        let rows = query.fetch_all(self.pool()).await.map_err(storage_error)?;
         rows.iter().map(|row| Ok(UsageBucket { start: row.col("bucket")?, totals: totals_from_row(row)? })).collect()
     }
 

@@ -115,7 +115,9 @@ impl AdminSessions for RedisCoordination {
         let mut live = Vec::new();
         for (id, hex) in self.user_index(user).await? {
             match self.read_session(&hex).await? {
-                Some(session) if now < session.idle_expires_at && now < session.absolute_expires_at => live.push(session),
+                Some(session) if now < session.idle_expires_at && now < session.absolute_expires_at => {
+                    live.push(session)
+                }
                 _ => self.delete_session(user, &id, &hex).await?,
             }
         }

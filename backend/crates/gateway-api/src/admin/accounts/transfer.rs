@@ -51,7 +51,10 @@ pub struct ImportReport {
     pub updated: Vec<i64>,
 }
 
-fn importer(api: &AdminApi, provider: ProviderKind) -> ApiResult<&dyn gateway_core::credential_import::CredentialImporter> {
+fn importer(
+    api: &AdminApi,
+    provider: ProviderKind,
+) -> ApiResult<&dyn gateway_core::credential_import::CredentialImporter> {
     api.ports
         .importers
         .iter()
@@ -81,7 +84,8 @@ pub async fn import_accounts(
         .filter(|a| a.provider == provider)
         .map(|a| a.external_account_id)
         .collect();
-    let decoded = importer.decode(body.content.as_bytes()).await.map_err(|e| gateway_admin::AdminError::Credential(e.0))?;
+    let decoded =
+        importer.decode(body.content.as_bytes()).await.map_err(|e| gateway_admin::AdminError::Credential(e.0))?;
     if decoded.is_empty() {
         return Err(ApiFailure::invalid("content", "no credential found"));
     }
@@ -98,9 +102,13 @@ pub async fn import_accounts(
     if body.dry_run {
         return Ok(Json(ImportReport { dry_run: true, entries, created: Vec::new(), updated: Vec::new() }));
     }
-    let report =
-        gateway_admin::accounts::import_accounts(api.ports.uow.as_ref(), importer, principal.actor(), body.content.as_bytes())
-            .await?;
+    let report = gateway_admin::accounts::import_accounts(
+        api.ports.uow.as_ref(),
+        importer,
+        principal.actor(),
+        body.content.as_bytes(),
+    )
+    .await?;
     Ok(Json(ImportReport {
         dry_run: false,
         entries,
@@ -145,14 +153,25 @@ pub async fn export_accounts(
     }
     let user = api.ports.users.get_admin_user(principal.user_id).await.map_err(gateway_admin::AdminError::from)?;
     let needs_password = user.password_hash.is_some() || matches!(principal.method, AuthMethod::Session { .. });
-    if needs_password && !verify_password(body.password.as_deref().unwrap_or_default(), user.password_hash.as_ref()).await {
-        return Err(ApiFailure::new(StatusCode::FORBIDDEN, "step_up_required", "confirm the export with your password"));
+    if needs_password
+        && !verify_password(body.password.as_deref().unwrap_or_default(), user.password_hash.as_ref()).await
+    {
+        return Err(ApiFailure::new(
+            StatusCode::FORBIDDEN,
+            "step_up_required",
+            "confirm the export with your password",
+        ));
     }
     let ids: Vec<AccountId> = body.ids.iter().copied().map(AccountId).collect();
     let p = &api.ports;
-    let bundle =
-        gateway_admin::accounts::export_accounts(p.accounts.as_ref(), p.uow.as_ref(), &p.importers, principal.actor(), &ids)
-            .await?;
+    let bundle = gateway_admin::accounts::export_accounts(
+        p.accounts.as_ref(),
+        p.uow.as_ref(),
+        &p.importers,
+        principal.actor(),
+        &ids,
+    )
+    .await?;
     Ok(Json(ExportBundle {
         format: bundle["format"].as_str().unwrap_or("switchboard.accounts.v1").to_owned(),
         accounts: bundle["accounts"].clone(),

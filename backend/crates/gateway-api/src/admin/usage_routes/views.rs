@@ -250,7 +250,13 @@ pub struct TrendView {
     pub points: Vec<TrendPoint>,
 }
 
-pub fn trend_view(bucket: &str, tz: &str, from: OffsetDateTime, to: OffsetDateTime, buckets: &[UsageBucket]) -> TrendView {
+pub fn trend_view(
+    bucket: &str,
+    tz: &str,
+    from: OffsetDateTime,
+    to: OffsetDateTime,
+    buckets: &[UsageBucket],
+) -> TrendView {
     TrendView {
         bucket: bucket.to_owned(),
         tz: tz.to_owned(),
