@@ -6,9 +6,7 @@ use gateway_core::domain::RuntimeSettings;
 #[test]
 fn defaults_are_valid_and_each_range_names_its_field() {
     assert!(validate_settings(&RuntimeSettings::default()).is_ok());
-    let mut s = RuntimeSettings::default();
-    s.default_account_concurrency = 0;
-    s.refresh_concurrency = 257;
+    let s = RuntimeSettings { default_account_concurrency: 0, refresh_concurrency: 257, ..RuntimeSettings::default() };
     let error = validate_settings(&s).expect_err("invalid");
     let fields: Vec<String> = error.fields().into_iter().map(|f| f.field).collect();
     assert_eq!(fields, ["defaultAccountConcurrency", "refreshConcurrency"]);

@@ -121,7 +121,7 @@ impl AdminSessions for RedisCoordination {
                 _ => self.delete_session(user, &id, &hex).await?,
             }
         }
-        live.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        live.sort_by_key(|s| std::cmp::Reverse(s.created_at));
         Ok(live)
     }
 
