@@ -115,10 +115,16 @@ async fn keys_show_the_secret_once_and_audit_scope_changes() {
     assert!(list["nextCursor"].is_string(), "the harness key and this one");
     assert_eq!(admin.ok("/keys?search=ci").await["items"].as_array().map(Vec::len), Some(1));
 
-    // The key works on the client API until deleted.
+    // Enabled again, the key works on the client API (once the snapshot reloaded) until deleted.
+    assert_eq!(admin.patch(&format!("/keys/{id}"), json!({"enabled": true})).await.status, 200);
     let client = g.client();
-    let ok = client.get(format!("{}/v1/models", g.url)).bearer_auth(&secret).send().await.expect("models");
-    assert_eq!(ok.status(), 200);
+    let url = format!("{}/v1/models", g.url);
+    test_support::wait_until("the key to be accepted", std::time::Duration::from_secs(10), || {
+        let request = client.get(&url).bearer_auth(&secret).send();
+        async move { request.await.ok().filter(|r| r.status() == 200).map(|_| ()) }
+    })
+    .await
+    .expect("the enabled key works");
     assert_eq!(admin.delete(&format!("/keys/{id}")).await.status, 204);
     assert_eq!(admin.get(&format!("/keys/{id}")).await.status, 404);
     assert_eq!(last_audit(&pool).await.0, "client_key.delete");
