@@ -17,7 +17,7 @@ cd "$REPO"
 source "$REPO/scripts/lib/services.sh"
 
 SCHEMATHESIS_VERSION="4.32.5"
-EXAMPLES="${SB_SCHEMATHESIS_EXAMPLES:-15}"
+EXAMPLES="${SB_SCHEMATHESIS_EXAMPLES:-25}"
 VENV="${SWITCHBOARD_CACHE:-$REPO/.cache}/schemathesis/venv"
 
 fail() { echo "not ok - $*" >&2; exit 1; }
@@ -109,11 +109,11 @@ set +e
     --url "$GW" \
     -H "Cookie: $COOKIE" -H "X-Switchboard-CSRF: $CSRF" \
     --checks not_a_server_error,response_schema_conformance,content_type_conformance \
-    --phases examples,coverage,fuzzing \
+    --phases "${SB_SCHEMATHESIS_PHASES:-examples,coverage,fuzzing,stateful}" \
     --max-examples "$EXAMPLES" \
     --workers 2 \
     --request-timeout 20 \
-    --seed 20251130 \
+    --seed "${SB_SCHEMATHESIS_SEED:-20251130}" \
     --exclude-path /api/admin/auth/logout \
     --exclude-path /api/admin/events \
     --exclude-path '/api/admin/auth/sessions/{id}' \
