@@ -2,5 +2,6 @@
 //! passwords, tokens, buckets, redaction of audit details).
 
 mod auth;
+mod login;
 mod settings;
 mod usage;
