@@ -104,7 +104,7 @@ pub struct AccountList {
     pub counts: StateCounts,
 }
 
-fn matches(item: &AccountItem, q: &AccountQuery) -> bool {
+fn passes_filters(item: &AccountItem, q: &AccountQuery) -> bool {
     q.provider.is_none_or(|p| item.provider == p)
         && q.group.is_none_or(|g| if g == 0 { item.group_ids.is_empty() } else { item.group_ids.contains(&g) })
         && q.search.as_deref().is_none_or(|s| {
@@ -141,7 +141,7 @@ pub async fn list_accounts(
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
     let views = account_views(&sources(&api), OffsetDateTime::now_utc(), &tz).await?;
     let mut counts = StateCounts::default();
-    let mut items: Vec<AccountItem> = views.iter().map(AccountItem::from).filter(|i| matches(i, &q)).collect();
+    let mut items: Vec<AccountItem> = views.iter().map(AccountItem::from).filter(|i| passes_filters(i, &q)).collect();
     for item in &items {
         counts.all += 1;
         match item.state {
