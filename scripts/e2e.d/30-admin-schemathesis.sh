@@ -105,7 +105,8 @@ CSRF="$(python3 -c 'import json,sys; print(json.load(sys.stdin)["session"]["csrf
 echo "ok - logged in as admin"
 
 set +e
-"$VENV/bin/schemathesis" run "$GW/api/admin/openapi.json" \
+# Run inside the scratch directory: schemathesis keeps its example database in the cwd.
+(cd "$WORK" && "$VENV/bin/schemathesis" run "$GW/api/admin/openapi.json" \
     --url "$GW" \
     -H "Cookie: $COOKIE" -H "X-Switchboard-CSRF: $CSRF" \
     --checks not_a_server_error,response_schema_conformance,content_type_conformance \
@@ -118,7 +119,7 @@ set +e
     --exclude-path /api/admin/events \
     --exclude-path '/api/admin/auth/sessions/{id}' \
     --exclude-path-regex '^/api/admin/accounts/\{id\}/(refresh|test)$' \
-    --no-color >"$WORK/schemathesis.log" 2>&1
+    --no-color) >"$WORK/schemathesis.log" 2>&1
 status=$?
 set -e
 if [[ $status -eq 0 ]]; then tail -n 25 "$WORK/schemathesis.log"; else cat "$WORK/schemathesis.log"; tail -n 30 "$WORK/gateway.log"; fi
