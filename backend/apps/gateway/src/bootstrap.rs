@@ -2,6 +2,7 @@
 //! that names concrete implementations (PostgreSQL, Redis, the providers).
 
 mod accounts;
+mod admin;
 mod data_plane;
 mod probes;
 mod storage;
@@ -48,7 +49,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router = health.routes().merge(data_plane.router);
+    let router = health.routes().merge(data_plane.router).merge(admin::build(&config, &storage).await?);
 
     let listener = tokio::net::TcpListener::bind(config.server.listen)
         .await

@@ -147,6 +147,11 @@ impl Gateway {
             .expect("request reaches the gateway")
     }
 
+    /// The value of one of the gateway's environment variables (e.g. its Redis key prefix).
+    pub fn env_value(&self, name: &str) -> Option<&str> {
+        self.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
     /// The gateway's log so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

@@ -2,6 +2,7 @@
 //! real binary end to end (simulator upstream, real PostgreSQL and Redis).
 
 mod accounts;
+mod admin_api;
 mod architecture;
 mod cli;
 mod continuation;

@@ -1,14 +1,14 @@
 //! Client key use cases. The plaintext key exists only in the return value of `create`.
 
-use gateway_core::domain::{ClientKeyId, ClientKeyLimits, ClientKeySecret, GroupId, KeyScope};
+use gateway_core::domain::{ClientKeyId, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, GroupId, KeyScope};
 use rand::Rng;
 use serde_json::json;
 use time::OffsetDateTime;
 
 use crate::audit::{AuditActor, AuditEntry};
 use crate::error::AdminError;
-use crate::ports::UnitOfWork;
 use crate::ports::admin_changes::{ClientKeyChanges, NewClientKey};
+use crate::ports::{ClientKeyDirectory, UnitOfWork};
 
 /// What a new key may do.
 #[derive(Debug, Clone, Default)]
@@ -37,13 +37,8 @@ pub fn generate_key() -> ClientKeySecret {
 }
 
 fn validate(spec: &KeySpec) -> Result<String, AdminError> {
-    let name = spec.name.trim().to_owned();
-    if name.is_empty() || name.len() > 128 {
-        return Err(AdminError::invalid("name", "must be 1 to 128 characters"));
-    }
-    if spec.allowed_models.as_ref().is_some_and(Vec::is_empty) {
-        return Err(AdminError::invalid("allowedModels", "must list at least one model, or be omitted for all"));
-    }
+    let name = validate_name(&spec.name)?;
+    validate_limits(&spec.limits, spec.allowed_models.as_deref())?;
     Ok(name)
 }
 
@@ -68,7 +63,10 @@ async fn insert(
         })
         .await?;
     if !spec.groups.is_empty() {
-        tx.replace_client_key_groups(id, &spec.groups).await?;
+        tx.replace_client_key_groups(id, &spec.groups).await.map_err(|e| match AdminError::from(e) {
+            AdminError::Invalid { .. } => AdminError::invalid("groupIds", "a group does not exist"),
+            other => other,
+        })?;
     }
     Ok(CreatedKey { id, secret })
 }
@@ -118,4 +116,121 @@ pub async fn create_keys(
     details["first_id"] = json!(created.first().map(|k| k.id.0));
     tx.commit(AuditEntry::new(actor, "client_key.create_bulk", "client_key", None, details)).await?;
     Ok(created)
+}
+
+fn validate_name(name: &str) -> Result<String, AdminError> {
+    let name = name.trim().to_owned();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(AdminError::invalid("name", "must be 1 to 100 characters"));
+    }
+    Ok(name)
+}
+
+fn validate_limits(limits: &ClientKeyLimits, allowed_models: Option<&[String]>) -> Result<(), AdminError> {
+    let mut fields = Vec::new();
+    let mut check = |field: &str, ok: bool| {
+        if !ok {
+            fields.push(crate::error::FieldError { field: field.to_owned(), message: "must be at least 1".to_owned() });
+        }
+    };
+    check("limits.maxConcurrency", limits.max_concurrency.is_none_or(|v| v >= 1 && v <= i32::MAX as u32));
+    check("limits.requestsPerMinute", limits.requests_per_minute.is_none_or(|v| v >= 1 && v <= i32::MAX as u32));
+    check("limits.dailyTokenBudget", limits.daily_token_budget.is_none_or(|v| v >= 1 && v <= i64::MAX as u64));
+    check("limits.monthlyTokenBudget", limits.monthly_token_budget.is_none_or(|v| v >= 1 && v <= i64::MAX as u64));
+    check("limits.dailyCostBudgetNanoUsd", limits.daily_cost_budget.is_none_or(|v| v.0 >= 1));
+    check("limits.monthlyCostBudgetNanoUsd", limits.monthly_cost_budget.is_none_or(|v| v.0 >= 1));
+    if let Some(models) = allowed_models {
+        if models.is_empty() {
+            fields.push(crate::error::FieldError {
+                field: "allowedModels".to_owned(),
+                message: "must list at least one model, or be null for all".to_owned(),
+            });
+        } else if models.iter().any(|m| m.trim().is_empty() || m.len() > 256) {
+            fields.push(crate::error::FieldError {
+                field: "allowedModels".to_owned(),
+                message: "model names must be 1 to 256 characters".to_owned(),
+            });
+        }
+    }
+    if fields.is_empty() { Ok(()) } else { Err(AdminError::InvalidFields(fields)) }
+}
+
+/// Fields to change; `None` keeps the stored value (`expires_at: Some(None)` clears it).
+#[derive(Debug, Clone, Default)]
+pub struct KeyPatch {
+    pub name: Option<String>,
+    pub enabled: Option<bool>,
+    pub expires_at: Option<Option<OffsetDateTime>>,
+    pub limits: Option<ClientKeyLimits>,
+    pub allowed_models: Option<Option<Vec<String>>>,
+    /// Empty = every account.
+    pub groups: Option<Vec<GroupId>>,
+}
+
+fn scope_text(scope: &KeyScope) -> String {
+    match scope {
+        KeyScope::AllAccounts => "all".to_owned(),
+        KeyScope::Groups(ids) => {
+            format!("groups[{}]", ids.iter().map(|g| g.0.to_string()).collect::<Vec<_>>().join(","))
+        }
+    }
+}
+
+/// Applies `patch`; returns the key before the change (for undo). Scope changes are recorded
+/// in the audit row as `routing_scope: groups -> all`.
+pub async fn update_key(
+    uow: &dyn UnitOfWork,
+    keys: &dyn ClientKeyDirectory,
+    actor: AuditActor,
+    id: ClientKeyId,
+    patch: KeyPatch,
+) -> Result<ClientKeyRecord, AdminError> {
+    let before = keys.get_client_key(id).await?;
+    let name = validate_name(patch.name.as_deref().unwrap_or(&before.name))?;
+    let limits = patch.limits.clone().unwrap_or_else(|| before.limits.clone());
+    let allowed_models = patch.allowed_models.clone().unwrap_or_else(|| before.allowed_models.clone());
+    validate_limits(&limits, allowed_models.as_deref())?;
+    let changes = ClientKeyChanges {
+        name,
+        enabled: patch.enabled.unwrap_or(before.enabled),
+        expires_at: patch.expires_at.unwrap_or(before.expires_at),
+        limits,
+        allowed_models,
+    };
+    let mut tx = uow.begin().await?;
+    tx.update_client_key(id, &changes).await?;
+    let mut details = json!({
+        "name": changes.name,
+        "enabled": format!("{} -> {}", before.enabled, changes.enabled),
+        "limits": changes.limits,
+        "allowed_models": changes.allowed_models,
+    });
+    if let Some(groups) = &patch.groups {
+        let mut groups = groups.clone();
+        groups.sort();
+        groups.dedup();
+        let previous = tx.replace_client_key_groups(id, &groups).await.map_err(|e| match AdminError::from(e) {
+            AdminError::Invalid { .. } => AdminError::invalid("groupIds", "a group does not exist"),
+            other => other,
+        })?;
+        let after = KeyScope::from_group_ids(groups);
+        details["routing_scope"] = json!(format!("{} -> {}", previous.name(), after.name()));
+        details["groups"] = json!(format!("{} -> {}", scope_text(&previous), scope_text(&after)));
+    }
+    tx.commit(AuditEntry::new(actor, "client_key.update", "client_key", Some(id.0.to_string()), details)).await?;
+    Ok(before)
+}
+
+pub async fn delete_key(
+    uow: &dyn UnitOfWork,
+    keys: &dyn ClientKeyDirectory,
+    actor: AuditActor,
+    id: ClientKeyId,
+) -> Result<(), AdminError> {
+    let key = keys.get_client_key(id).await?;
+    let mut tx = uow.begin().await?;
+    tx.delete_client_key(id).await?;
+    let details = json!({"name": key.name, "prefix": key.key_prefix, "routing_scope": key.scope.name()});
+    tx.commit(AuditEntry::new(actor, "client_key.delete", "client_key", Some(id.0.to_string()), details)).await?;
+    Ok(())
 }

@@ -7,13 +7,22 @@
 //! - no secret (token, key, password) ever appears in an audit row, an error or a `Debug` output;
 //! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.
 
+pub mod account_edits;
+pub mod account_views;
 pub mod accounts;
 pub mod admin_user;
 pub mod audit;
+pub mod auth;
 pub mod backup;
+pub mod backup_settings;
+pub mod change_publishing;
 pub mod client_keys;
 pub mod error;
+pub mod groups;
 pub mod oauth;
+pub mod passwords;
 pub mod ports;
+pub mod settings;
+pub mod usage;
 
 pub use error::AdminError;

@@ -6,11 +6,14 @@
 //! pub/sub is a broadcast channel. Nothing survives a restart, exactly like a lost Redis.
 
 mod acquire;
+mod admin_sessions;
 mod affinity;
 mod circuit;
 mod continuation;
 mod cooldown;
+mod in_flight;
 mod leader_lease;
+mod login_throttle;
 mod notifications;
 mod oauth_pending;
 
@@ -75,6 +78,10 @@ struct State {
     leases: HashMap<String, Expiring<(ReplicaId, u64)>>,
     fences: HashMap<String, u64>,
     periods: HashMap<(String, u64), u64>,
+    /// Admin sessions by token digest (idle and absolute deadlines live in the session).
+    admin_sessions: HashMap<[u8; 32], gateway_admin::ports::AdminSession>,
+    /// Failed logins per subject: (count, window end).
+    login_failures: HashMap<String, (u32, u64)>,
     writes: u64,
 }
 
@@ -85,6 +92,7 @@ impl State {
         self.flows.retain(|_, entry| entry.live(now));
         self.leases.retain(|_, entry| entry.live(now));
         self.periods.retain(|_, expires_at| *expires_at > now);
+        self.login_failures.retain(|_, (_, ends)| *ends > now);
         self.admission.retain(|_, admission| {
             admission.trim(now);
             !admission.slots.is_empty() || !admission.recent.is_empty()

@@ -11,13 +11,16 @@
 //! fails fast with [`CoordinationError::Unavailable`] or [`CoordinationError::Timeout`].
 
 mod acquire;
+mod admin_sessions;
 mod affinity;
 mod circuit;
 mod connection;
 mod continuation;
 mod cooldown;
+mod in_flight;
 mod keys;
 mod leader_lease;
+mod login_throttle;
 mod notifications;
 mod oauth_pending;
 mod reply;

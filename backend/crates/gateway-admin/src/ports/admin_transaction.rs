@@ -7,6 +7,7 @@ use gateway_core::domain::{
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
+use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash};
 use crate::audit::AuditEntry;
 use crate::backup::BackupSettingsUpdate;
 use crate::ports::admin_changes::{AccountImport, ClientKeyChanges, GroupChanges, ImportOutcome, NewClientKey};
@@ -62,6 +63,13 @@ pub trait AdminTransaction: Send {
         groups: &[GroupId],
     ) -> Result<KeyScope, StorageError>;
     async fn delete_client_key(&mut self, key: ClientKeyId) -> Result<(), StorageError>;
+
+    // administrators (security configuration)
+    /// `Conflict` (`admin_users_username_key`) when the name is taken.
+    async fn create_admin_user(&mut self, user: &NewAdminUser) -> Result<AdminUserId, StorageError>;
+    async fn set_admin_password(&mut self, user: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError>;
+    /// Replaces (or with `None` removes) the user's admin API key.
+    async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError>;
 
     // settings
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError>;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 
+use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash};
 use gateway_admin::audit::AuditEntry;
 use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_admin::ports::{
@@ -20,7 +21,8 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::{
-    PgStore, account_mutations, audit, client_key_mutations, credentials, group_mutations, settings_mutations,
+    PgStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations,
+    settings_mutations,
 };
 
 pub struct PgAdminTransaction {
@@ -111,6 +113,18 @@ impl AdminTransaction for PgAdminTransaction {
 
     async fn delete_client_key(&mut self, key: ClientKeyId) -> Result<(), StorageError> {
         client_key_mutations::delete_client_key(&mut self.tx, key).await
+    }
+
+    async fn create_admin_user(&mut self, user: &NewAdminUser) -> Result<AdminUserId, StorageError> {
+        admin_users::create_admin_user(&mut self.tx, user).await
+    }
+
+    async fn set_admin_password(&mut self, user: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError> {
+        admin_users::set_password(&mut self.tx, user, hash).await
+    }
+
+    async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError> {
+        admin_users::set_api_key(&mut self.tx, user, key).await
     }
 
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError> {

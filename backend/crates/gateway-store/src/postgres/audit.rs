@@ -76,7 +76,7 @@ macro_rules! audit_select {
     };
 }
 
-fn event_from_row(row: &PgRow) -> Result<AuditEvent, StorageError> {
+pub(crate) fn event_from_row(row: &PgRow) -> Result<AuditEvent, StorageError> {
     Ok(AuditEvent {
         id: row.col("id")?,
         occurred_at: row.col("occurred_at")?,

@@ -1,0 +1,87 @@
+//! The admin API: its ports wired to PostgreSQL, Redis and the providers, the first
+//! administrator bootstrapped, and the router handed back for the server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use gateway_admin::auth::AuthPolicy;
+use gateway_admin::auth::bootstrap::bootstrap_admin;
+use gateway_admin::change_publishing::PublishingUnitOfWork;
+use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
+use gateway_core::credential_import::CredentialImporter;
+use gateway_host::Config;
+use provider_openai::OpenAiProvider;
+
+use super::{StartError, Storage, openai_settings};
+
+/// The admin ports over the production storage.
+pub fn ports(config: &Config, storage: &Storage) -> Result<AdminPorts, StartError> {
+    let store = storage.postgres.clone();
+    let redis = storage.coordination.clone();
+    let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
+        .map_err(|e| StartError::Wiring(format!("openai importer: {e}")))?;
+    Ok(AdminPorts {
+        uow: Arc::new(PublishingUnitOfWork::new(store.clone(), redis.clone())),
+        users: store.clone(),
+        sessions: redis.clone(),
+        throttle: redis.clone(),
+        accounts: store.clone(),
+        groups: store.clone(),
+        keys: store.clone(),
+        settings: store.clone(),
+        audit: store.clone(),
+        audit_search: store.clone(),
+        usage: store.clone(),
+        ops: store.clone(),
+        backups: store.clone(),
+        cooldowns: redis.clone(),
+        in_flight: redis.clone(),
+        notifier: redis,
+        importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>],
+        // Refresh-now and connection tests: wired once a provider implements AccountActions.
+        actions: None,
+    })
+}
+
+pub fn http_config(config: &Config) -> AdminHttpConfig {
+    let admin = &config.admin;
+    AdminHttpConfig {
+        policy: AuthPolicy {
+            session_idle: Duration::from_secs(admin.session_idle_minutes.saturating_mul(60)),
+            session_absolute: Duration::from_secs(admin.session_absolute_hours.saturating_mul(3600)),
+            max_failures_per_ip: admin.login_max_failures_per_ip,
+            max_failures_per_user: admin.login_max_failures_per_user,
+            failure_window: Duration::from_secs(admin.login_window_seconds),
+        },
+        cookie_secure: admin.cookie_secure,
+        trusted_proxy: admin.trusted_proxy,
+        live_poll: Duration::from_millis(admin.live_poll_ms),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
+
+/// Creates the first admin when there is none (printing a generated password once), then
+/// builds the admin router.
+pub async fn build(config: &Config, storage: &Storage) -> Result<Router, StartError> {
+    let ports = ports(config, storage)?;
+    let outcome = bootstrap_admin(
+        ports.users.as_ref(),
+        ports.uow.as_ref(),
+        &config.admin.bootstrap_username,
+        config.admin.bootstrap_password.as_deref(),
+    )
+    .await
+    .map_err(|e| StartError::Storage(format!("cannot create the first admin: {e}")))?;
+    if let Some(outcome) = outcome {
+        match outcome.generated_password {
+            // Printed once, on stderr, outside the structured log: it is stored only hashed.
+            Some(password) => eprintln!(
+                "\n  first admin created: username `{}`, password `{password}`\n  (shown once; change it after logging in)\n",
+                outcome.username
+            ),
+            None => tracing::info!(username = %outcome.username, "first admin created from the configuration"),
+        }
+    }
+    Ok(admin_routes(ports, http_config(config)))
+}

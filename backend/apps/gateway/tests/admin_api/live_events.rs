@@ -1,0 +1,53 @@
+//! The SSE stream: hello, account facts, config revisions and ops events.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::json;
+use upstream_sim::AccountSpec;
+
+use super::{Admin, gateway};
+
+#[tokio::test]
+async fn the_stream_sends_hello_accounts_revisions_and_ops_events() {
+    let g = gateway(vec![AccountSpec::openai("acct-a")], &[]).await;
+    let admin = Admin::login(&g).await;
+    let anonymous = g.client().get(format!("{}/events", admin.base)).send().await.expect("events");
+    assert_eq!(anonymous.status(), 401);
+    let response = g
+        .client()
+        .get(format!("{}/events", admin.base))
+        .header("cookie", format!("sb_admin_session={}", admin.cookie.clone().unwrap_or_default()))
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap_or_default().starts_with("text/event-stream"));
+    assert_eq!(response.headers().get("cache-control").and_then(|v| v.to_str().ok()), Some("no-store"));
+    let mut body = response.bytes_stream();
+    let mut text = String::new();
+    let mut changed = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while tokio::time::Instant::now() < deadline {
+        let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(2), body.next()).await else { continue };
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if text.contains("event: account\n") && !changed {
+            changed = true;
+            let group = admin.post("/groups", json!({"name": "live"})).await;
+            assert_eq!(group.status, 201);
+            sqlx::query(
+                "INSERT INTO ops_events (occurred_at, level, kind, message) VALUES (now(), 'warn', 'test.live', 'hi')",
+            )
+            .execute(&g.pool().await)
+            .await
+            .expect("event");
+        }
+        if text.contains("event: config_revision") && text.contains("event: ops_event") {
+            break;
+        }
+    }
+    assert!(text.starts_with("event: hello"), "{text}");
+    assert!(text.contains("\"state\":\"normal\""), "{text}");
+    assert!(text.contains("event: config_revision"), "{text}");
+    assert!(text.contains("event: ops_event") && text.contains("test.live"), "{text}");
+}

@@ -1,0 +1,90 @@
+//! Admin authentication: password login with rate limiting, sessions (idle + absolute expiry),
+//! admin API keys, and the principal every admin request acts as.
+//!
+//! Rules:
+//! - a failed login counts against the client address and the username (fixed windows); while
+//!   either is at its limit the login is refused with `rate_limited` before the password is
+//!   checked;
+//! - unknown usernames and wrong passwords give the same error and take the same time;
+//! - the session token (cookie) and the API key are stored only as SHA-256 digests.
+
+pub mod api_keys;
+pub mod bootstrap;
+pub mod login;
+
+use std::time::Duration;
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::admin_user::AdminUserId;
+use crate::audit::AuditActor;
+use crate::ports::SessionTokenHash;
+
+pub use login::{LoginAttempt, LoginOutcome, authenticate_session, login, logout};
+
+/// How sessions and login limits behave (from the `admin` config section).
+#[derive(Debug, Clone)]
+pub struct AuthPolicy {
+    pub session_idle: Duration,
+    pub session_absolute: Duration,
+    pub max_failures_per_ip: u32,
+    pub max_failures_per_user: u32,
+    pub failure_window: Duration,
+}
+
+impl Default for AuthPolicy {
+    fn default() -> Self {
+        Self {
+            session_idle: Duration::from_secs(30 * 60),
+            session_absolute: Duration::from_secs(12 * 3600),
+            max_failures_per_ip: 20,
+            max_failures_per_user: 5,
+            failure_window: Duration::from_secs(300),
+        }
+    }
+}
+
+/// How the current request authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthMethod {
+    /// A session cookie; unsafe methods must carry the session's CSRF token.
+    Session { session_id: String, csrf_token: String },
+    /// `Authorization: Bearer sb-admin-…` (automation): no cookie, so no CSRF check.
+    ApiKey,
+}
+
+/// The administrator a request acts as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminPrincipal {
+    pub user_id: AdminUserId,
+    pub username: String,
+    pub method: AuthMethod,
+}
+
+impl AdminPrincipal {
+    /// The audit actor of this principal (`name` tells API-key automation apart).
+    pub fn actor(&self) -> AuditActor {
+        let name = match self.method {
+            AuthMethod::Session { .. } => self.username.clone(),
+            AuthMethod::ApiKey => format!("{} (api key)", self.username),
+        };
+        AuditActor { user_id: Some(self.user_id), name: name.chars().take(100).collect() }
+    }
+}
+
+/// A random URL-safe token of 32 bytes (session ids, CSRF tokens).
+pub fn random_token() -> String {
+    let bytes: [u8; 32] = rand::random();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The digest under which a session token is stored.
+pub fn session_token_hash(token: &str) -> SessionTokenHash {
+    SessionTokenHash(Sha256::digest(token.as_bytes()).into())
+}
+
+/// Compares two secrets in constant time (for equal lengths).
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

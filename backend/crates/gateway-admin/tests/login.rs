@@ -1,0 +1,122 @@
+//! The login use case over the in-process session and throttle adapters and an in-memory user
+//! table: idle and absolute expiry with a controlled clock, revocation, rate limits.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use gateway_admin::admin_user::{AdminUserId, AdminUserRecord};
+use gateway_admin::auth::{AuthPolicy, LoginAttempt, authenticate_session, login, logout};
+use gateway_admin::passwords::hash_password;
+use gateway_admin::ports::{AdminSessions, AdminUsers};
+use gateway_core::ports::StorageError;
+use gateway_store::memory::MemoryCoordination;
+use time::OffsetDateTime;
+
+struct Users(Mutex<Vec<AdminUserRecord>>);
+
+#[async_trait]
+impl AdminUsers for Users {
+    async fn count_admin_users(&self) -> Result<u64, StorageError> {
+        Ok(self.0.lock().map(|u| u.len() as u64).unwrap_or(0))
+    }
+    async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
+        Ok(self.0.lock().ok().and_then(|u| u.iter().find(|u| u.username.eq_ignore_ascii_case(username)).cloned()))
+    }
+    async fn find_admin_by_api_key(&self, _hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
+        Ok(None)
+    }
+    async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|u| u.iter().find(|u| u.id == id).cloned())
+            .ok_or_else(|| StorageError::not_found("admin user", id))
+    }
+    async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
+        Ok(self.0.lock().map(|u| u.clone()).unwrap_or_default())
+    }
+    async fn record_admin_login(&self, _id: AdminUserId, _at: OffsetDateTime) -> Result<(), StorageError> {
+        Ok(())
+    }
+}
+
+async fn users() -> Users {
+    Users(Mutex::new(vec![AdminUserRecord {
+        id: AdminUserId(1),
+        username: "admin".to_owned(),
+        password_hash: Some(hash_password("right-password").await.expect("hash")),
+        enabled: true,
+        totp_enabled: false,
+        api_key_prefix: None,
+        api_key_created_at: None,
+        last_login_at: None,
+        created_at: OffsetDateTime::now_utc(),
+    }]))
+}
+
+fn attempt(password: &str) -> LoginAttempt {
+    LoginAttempt {
+        username: "Admin".to_owned(),
+        password: password.to_owned(),
+        ip: Some("10.0.0.1".to_owned()),
+        user_agent: None,
+    }
+}
+
+fn policy() -> AuthPolicy {
+    AuthPolicy {
+        session_idle: Duration::from_secs(60),
+        session_absolute: Duration::from_secs(300),
+        max_failures_per_ip: 10,
+        max_failures_per_user: 2,
+        failure_window: Duration::from_secs(60),
+    }
+}
+
+#[tokio::test]
+async fn sessions_expire_when_idle_and_at_the_absolute_deadline_and_on_logout() {
+    let (users, store, policy) = (users().await, MemoryCoordination::new(), policy());
+    let t0 = OffsetDateTime::now_utc();
+    let outcome = login(&users, &store, &store, &policy, attempt("right-password"), t0).await.expect("login");
+    assert_eq!(outcome.session.username, "admin");
+    let token = outcome.token.clone();
+    // Touching within the idle window extends it, up to the absolute deadline.
+    for step in 1..=4 {
+        let now = t0 + time::Duration::seconds(50 * step);
+        let session = authenticate_session(&store, &policy, &token, now).await.expect("touch").expect("live");
+        assert!(session.idle_expires_at <= session.absolute_expires_at);
+    }
+    let past_absolute = t0 + time::Duration::seconds(301);
+    assert!(authenticate_session(&store, &policy, &token, past_absolute).await.expect("touch").is_none());
+
+    let t1 = OffsetDateTime::now_utc();
+    let idle = login(&users, &store, &store, &policy, attempt("right-password"), t1).await.expect("login");
+    assert!(
+        authenticate_session(&store, &policy, &idle.token, t1 + time::Duration::seconds(61))
+            .await
+            .expect("touch")
+            .is_none()
+    );
+
+    let out = login(&users, &store, &store, &policy, attempt("right-password"), t1).await.expect("login");
+    logout(&store, &out.token).await.expect("logout");
+    assert!(authenticate_session(&store, &policy, &out.token, t1).await.expect("touch").is_none());
+    assert!(store.list_user_sessions(AdminUserId(1), t1).await.expect("list").is_empty());
+}
+
+#[tokio::test]
+async fn failures_are_limited_per_username_and_cleared_by_success() {
+    let (users, store, policy) = (users().await, MemoryCoordination::new(), policy());
+    let now = OffsetDateTime::now_utc();
+    let wrong = login(&users, &store, &store, &policy, attempt("wrong"), now).await.err().expect("refused");
+    assert_eq!(wrong.code(), "invalid_credentials");
+    let ok = login(&users, &store, &store, &policy, attempt("right-password"), now).await;
+    assert!(ok.is_ok(), "one failure is below the limit; success clears the username counter");
+    for _ in 0..2 {
+        let _ = login(&users, &store, &store, &policy, attempt("wrong"), now).await;
+    }
+    let limited = login(&users, &store, &store, &policy, attempt("right-password"), now).await.err().expect("limited");
+    assert_eq!(limited.code(), "rate_limited");
+    assert_eq!(limited.http_status(), 429);
+}

@@ -1,0 +1,169 @@
+//! The admin API under `/api/admin/*`: login and sessions, accounts, groups, client keys,
+//! runtime and backup settings, usage, dashboard, audit, ops events, a live event stream, and
+//! its OpenAPI 3.1 document at `/api/admin/openapi.json` (generated from these handlers with
+//! utoipa: a route exists exactly when it is in the document).
+//!
+//! Every response carries `Cache-Control: no-store`; every error is the envelope of
+//! [`envelope`]. Handlers decode, call a `gateway-admin` use case or port, and encode.
+
+mod account_view;
+mod accounts;
+mod audit_routes;
+mod auth_routes;
+mod dashboard;
+mod dto;
+mod envelope;
+mod extract;
+mod groups;
+mod keys;
+mod live_events;
+mod ops_routes;
+mod pagination;
+mod session_auth;
+mod settings_routes;
+mod system;
+mod usage_routes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::middleware::{from_fn_with_state, map_response};
+use gateway_admin::auth::AuthPolicy;
+use gateway_admin::ports::{
+    AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
+    ClientKeyDirectory, GroupDirectory, InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader,
+    UnitOfWork, UsageQueries,
+};
+use gateway_core::coordination::{ChangeNotifier, Cooldowns};
+use gateway_core::credential_import::CredentialImporter;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
+pub use session_auth::{CSRF_HEADER, SESSION_COOKIE};
+
+/// The ports the admin API reads and writes through (implemented by the store, Redis and the
+/// providers; wired by the composition root).
+pub struct AdminPorts {
+    /// Mutations; should publish committed revisions (`PublishingUnitOfWork`).
+    pub uow: Arc<dyn UnitOfWork>,
+    pub users: Arc<dyn AdminUsers>,
+    pub sessions: Arc<dyn AdminSessions>,
+    pub throttle: Arc<dyn LoginThrottle>,
+    pub accounts: Arc<dyn AccountDirectory>,
+    pub groups: Arc<dyn GroupDirectory>,
+    pub keys: Arc<dyn ClientKeyDirectory>,
+    pub settings: Arc<dyn RuntimeSettingsReader>,
+    pub audit: Arc<dyn AuditTrail>,
+    pub audit_search: Arc<dyn AuditSearch>,
+    pub usage: Arc<dyn UsageQueries>,
+    pub ops: Arc<dyn OpsEventQueries>,
+    pub backups: Arc<dyn BackupJobs>,
+    pub cooldowns: Arc<dyn Cooldowns>,
+    pub in_flight: Arc<dyn InFlightCounts>,
+    pub notifier: Arc<dyn ChangeNotifier>,
+    /// One per provider that can import/export credentials.
+    pub importers: Vec<Arc<dyn CredentialImporter>>,
+    /// Refresh-now and connection tests; `None` answers 501 `not_implemented`.
+    pub actions: Option<Arc<dyn AccountActions>>,
+}
+
+/// HTTP-level admin settings (from the `admin` config section).
+#[derive(Debug, Clone)]
+pub struct AdminHttpConfig {
+    pub policy: AuthPolicy,
+    /// Always mark the session cookie `Secure`.
+    pub cookie_secure: bool,
+    /// Honour `X-Forwarded-For` / `X-Forwarded-Proto` (a TLS-terminating proxy in front).
+    pub trusted_proxy: bool,
+    /// How often the live stream re-reads account state and ops events.
+    pub live_poll: Duration,
+    pub version: String,
+}
+
+#[derive(Clone)]
+pub struct AdminApi {
+    pub ports: Arc<AdminPorts>,
+    pub config: Arc<AdminHttpConfig>,
+    openapi: Arc<serde_json::Value>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Switchboard admin API",
+        description = "Admin API of the Switchboard gateway. Authenticate with the `sb_admin_session` cookie \
+            from `POST /api/admin/auth/login` (unsafe methods also need the `X-Switchboard-CSRF` header with the \
+            session's `csrfToken`) or with `Authorization: Bearer sb-admin-…` (an admin API key). \
+            Errors use the envelope `{\"error\": {\"code\", \"message\", \"fields\"}}`. Lists are cursor-paginated. \
+            Every response has `Cache-Control: no-store`."
+    ),
+    modifiers(&SecuritySchemes),
+    components(schemas(ErrorBody))
+)]
+struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl utoipa::Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "session_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(SESSION_COOKIE))),
+        );
+        components.add_security_scheme(
+            "admin_api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        openapi.security = Some(vec![
+            utoipa::openapi::security::SecurityRequirement::new("session_cookie", Vec::<String>::new()),
+            utoipa::openapi::security::SecurityRequirement::new("admin_api_key", Vec::<String>::new()),
+        ]);
+    }
+}
+
+fn public_routes() -> OpenApiRouter<AdminApi> {
+    OpenApiRouter::new().routes(routes!(auth_routes::login)).routes(routes!(system::openapi_json))
+}
+
+fn protected_routes() -> OpenApiRouter<AdminApi> {
+    OpenApiRouter::new()
+        .merge(auth_routes::routes())
+        .merge(accounts::routes())
+        .merge(groups::routes())
+        .merge(keys::routes())
+        .merge(settings_routes::routes())
+        .merge(usage_routes::routes())
+        .merge(dashboard::routes())
+        .merge(audit_routes::routes())
+        .merge(ops_routes::routes())
+        .merge(system::routes())
+        .merge(live_events::routes())
+}
+
+/// The OpenAPI 3.1 document of every admin route.
+pub fn admin_openapi() -> utoipa::openapi::OpenApi {
+    OpenApiRouter::<AdminApi>::with_openapi(ApiDoc::openapi())
+        .merge(public_routes())
+        .merge(protected_routes())
+        .into_openapi()
+}
+
+/// The admin router (state applied); merge it into the server's router.
+pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
+    let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
+    let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), openapi: Arc::new(openapi) };
+    let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
+    let (router, _) =
+        OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();
+    router
+        .method_not_allowed_fallback(envelope::method_not_allowed)
+        .route("/api/admin", axum::routing::any(envelope::route_not_found))
+        .route("/api/admin/{*rest}", axum::routing::any(envelope::route_not_found))
+        .layer(map_response(envelope::no_store))
+        .with_state(api)
+}

@@ -1,0 +1,101 @@
+//! Shared wire types of the admin API: closed sets as schema enums, and small conversions.
+
+use gateway_core::domain::{ProviderKind, RequestStatus, Transport};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::admin::envelope::ApiFailure;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    Openai,
+    Xai,
+}
+
+impl From<Provider> for ProviderKind {
+    fn from(p: Provider) -> Self {
+        match p {
+            Provider::Openai => ProviderKind::Openai,
+            Provider::Xai => ProviderKind::Xai,
+        }
+    }
+}
+
+impl From<ProviderKind> for Provider {
+    fn from(p: ProviderKind) -> Self {
+        match p {
+            ProviderKind::Openai => Provider::Openai,
+            ProviderKind::Xai => Provider::Xai,
+        }
+    }
+}
+
+/// The derived account state (never stored; resolved from facts + Redis cooldowns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountStateName {
+    Normal,
+    QuotaExhausted,
+    RateLimited,
+    Disabled,
+    Error,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestStatusName {
+    Running,
+    Completed,
+    Failed,
+    Incomplete,
+    Cancelled,
+}
+
+impl From<RequestStatusName> for RequestStatus {
+    fn from(s: RequestStatusName) -> Self {
+        match s {
+            RequestStatusName::Running => RequestStatus::Running,
+            RequestStatusName::Completed => RequestStatus::Completed,
+            RequestStatusName::Failed => RequestStatus::Failed,
+            RequestStatusName::Incomplete => RequestStatus::Incomplete,
+            RequestStatusName::Cancelled => RequestStatus::Cancelled,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportName {
+    Http,
+    Websocket,
+}
+
+impl From<TransportName> for Transport {
+    fn from(t: TransportName) -> Self {
+        match t {
+            TransportName::Http => Transport::Http,
+            TransportName::Websocket => Transport::Websocket,
+        }
+    }
+}
+
+/// RFC 3339 text → time, as a field error.
+pub fn parse_time(field: &str, text: Option<&str>) -> Result<Option<OffsetDateTime>, ApiFailure> {
+    text.map(|t| {
+        OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339)
+            .map_err(|_| ApiFailure::invalid(field, "must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z"))
+    })
+    .transpose()
+}
+
+/// `Some(Some(v))` when the field is present with a value, `Some(None)` when present as
+/// `null`, `None` when absent (PATCH semantics).
+pub fn double_option<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}

@@ -1,0 +1,157 @@
+//! `GET /api/admin/events`: one Server-Sent Events stream for live changes.
+//!
+//! Events (each `data` is JSON):
+//! - `hello` `{configRevision}` — once, at connect;
+//! - `config_revision` `{configRevision}` — a replica committed a configuration change (Redis
+//!   change notification); `resync` `{}` — notifications may have been missed: refetch;
+//! - `account` `{id, state, stateReason, stateUntil, enabled, inFlight, quotaState,
+//!   quotaWindows}` — an account's live facts changed (polled every `live_poll`; the first poll
+//!   sends every account);
+//! - `account_removed` `{id}`;
+//! - `ops_event` — a new ops event (same shape as the ops list items);
+//! - `error` `{code, message}` — one poll failed; the stream continues.
+//!
+//! Keep-alive comments every 15 s. No `Last-Event-ID` resume yet: a client reconnects and
+//! refetches what it shows.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures_util::Stream;
+use gateway_core::coordination::{ChangeEvent, ChangeSubscription};
+use gateway_core::domain::AccountId;
+use gateway_core::snapshot::resolve_account_state;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::admin::AdminApi;
+use crate::admin::account_view::state_parts;
+use crate::admin::envelope::{ApiResult, ErrorBody};
+use crate::admin::ops_routes::OpsEventItem;
+
+pub fn routes() -> OpenApiRouter<AdminApi> {
+    OpenApiRouter::new().routes(routes!(events))
+}
+
+struct LiveState {
+    api: AdminApi,
+    subscription: Option<ChangeSubscription>,
+    tick: tokio::time::Interval,
+    accounts: HashMap<i64, Value>,
+    last_ops_id: i64,
+    pending: VecDeque<Event>,
+}
+
+fn event(name: &str, data: &Value) -> Event {
+    Event::default().event(name).data(data.to_string())
+}
+
+impl LiveState {
+    async fn poll(&mut self) {
+        if let Err((code, message)) = self.poll_accounts().await {
+            self.pending.push_back(event("error", &json!({"code": code, "message": message})));
+        }
+        if let Err((code, message)) = self.poll_ops().await {
+            self.pending.push_back(event("error", &json!({"code": code, "message": message})));
+        }
+    }
+
+    async fn poll_accounts(&mut self) -> Result<(), (String, String)> {
+        let fail = |e: gateway_admin::AdminError| (e.code().to_owned(), e.public_message());
+        let p = &self.api.ports;
+        let accounts = p.accounts.list_accounts().await.map_err(|e| fail(e.into()))?;
+        let ids: Vec<AccountId> = accounts.iter().map(|a| a.id).collect();
+        let cooldowns = p.cooldowns.cooldowns(&ids).await.map_err(|e| fail(e.into()))?;
+        let in_flight = p.in_flight.in_flight(&ids).await.map_err(|e| fail(e.into()))?;
+        let now = OffsetDateTime::now_utc();
+        let mut seen = HashMap::with_capacity(accounts.len());
+        for (i, account) in accounts.iter().enumerate() {
+            let until = cooldowns
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|m| OffsetDateTime::from_unix_timestamp_nanos(i128::from(m.0) * 1_000_000).ok());
+            let (state, reason, until) = state_parts(&resolve_account_state(account, until, now));
+            let facts = json!({
+                "id": account.id.0,
+                "state": state,
+                "stateReason": reason,
+                "stateUntil": until.and_then(|u| u.format(&time::format_description::well_known::Rfc3339).ok()),
+                "enabled": account.scheduling.enabled,
+                "inFlight": in_flight.get(i).copied().unwrap_or(0),
+                "quotaState": account.quota.state.as_str(),
+                "quotaWindows": account.quota.windows,
+            });
+            if self.accounts.get(&account.id.0) != Some(&facts) {
+                self.pending.push_back(event("account", &facts));
+            }
+            seen.insert(account.id.0, facts);
+        }
+        for id in self.accounts.keys().filter(|id| !seen.contains_key(id)) {
+            self.pending.push_back(event("account_removed", &json!({"id": id})));
+        }
+        self.accounts = seen;
+        Ok(())
+    }
+
+    async fn poll_ops(&mut self) -> Result<(), (String, String)> {
+        let rows = self.api.ports.ops.ops_events_after(self.last_ops_id, 100).await.map_err(|e| {
+            let e = gateway_admin::AdminError::from(e);
+            (e.code().to_owned(), e.public_message())
+        })?;
+        for row in &rows {
+            self.last_ops_id = self.last_ops_id.max(row.id);
+            let item = serde_json::to_value(OpsEventItem::from(row)).unwrap_or_default();
+            self.pending.push_back(event("ops_event", &item));
+        }
+        Ok(())
+    }
+
+    async fn next_event(mut self) -> Option<(Result<Event, Infallible>, Self)> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some((Ok(event), self));
+            }
+            let change = async {
+                match self.subscription.as_mut() {
+                    Some(subscription) => subscription.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                change = change => match change {
+                    Some(ChangeEvent::ConfigRevision(revision)) => {
+                        self.pending.push_back(event("config_revision", &json!({"configRevision": revision})));
+                    }
+                    Some(ChangeEvent::Resync) => self.pending.push_back(event("resync", &json!({}))),
+                    None => self.subscription = None,
+                },
+                _ = self.tick.tick() => self.poll().await,
+            }
+        }
+    }
+}
+
+/// The live stream (`text/event-stream`); see the module documentation for the events.
+#[utoipa::path(get, path = "/api/admin/events", tag = "live",
+    responses(
+        (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, error", content_type = "text/event-stream"),
+        (status = "4XX", body = ErrorBody)))]
+pub async fn events(State(api): State<AdminApi>) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    let (revision, _) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
+    let last_ops_id = api.ports.ops.latest_ops_event_id().await.map_err(gateway_admin::AdminError::from)?;
+    // Without Redis the stream still polls; it only misses the faster revision notifications.
+    let subscription = api.ports.notifier.subscribe().await.ok();
+    let mut tick = tokio::time::interval(api.config.live_poll.max(Duration::from_millis(200)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut pending = VecDeque::new();
+    pending.push_back(event("hello", &json!({"configRevision": revision.0})));
+    let state = LiveState { api, subscription, tick, accounts: HashMap::new(), last_ops_id, pending };
+    let stream = futures_util::stream::unfold(state, LiveState::next_event);
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}

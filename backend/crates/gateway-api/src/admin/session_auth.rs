@@ -1,0 +1,118 @@
+//! Who is calling: the session cookie or an admin API key, checked by a middleware in front of
+//! every protected admin route.
+//!
+//! - `Authorization: Bearer sb-admin-…` authenticates automation; there is no cookie, so no
+//!   CSRF check.
+//! - Otherwise the `sb_admin_session` cookie must name a live session (idle and absolute
+//!   expiry enforced by the store). For unsafe methods (POST, PUT, PATCH, DELETE) the
+//!   `X-Switchboard-CSRF` header must equal the session's CSRF token (constant-time compare);
+//!   together with `SameSite=Strict` this stops cross-site requests.
+//! - Redis down means sessions cannot be checked: the request fails closed with 503.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use gateway_admin::auth::api_keys::authenticate_api_key;
+use gateway_admin::auth::{AdminPrincipal, AuthMethod, authenticate_session, constant_time_eq};
+use time::OffsetDateTime;
+
+use crate::admin::AdminApi;
+use crate::admin::envelope::ApiFailure;
+
+pub const SESSION_COOKIE: &str = "sb_admin_session";
+pub const CSRF_HEADER: &str = "x-switchboard-csrf";
+
+/// The value of cookie `name`, if sent.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_owned())
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?.trim();
+    value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).map(str::trim)
+}
+
+fn is_unsafe(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Authenticates the request and stores the [`AdminPrincipal`] in its extensions.
+pub async fn require_admin(State(api): State<AdminApi>, mut request: Request, next: Next) -> Response {
+    match authenticate(&api, request.method(), request.headers()).await {
+        Ok(principal) => {
+            request.extensions_mut().insert(principal);
+            next.run(request).await
+        }
+        Err(failure) => failure.into_response(),
+    }
+}
+
+async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> Result<AdminPrincipal, ApiFailure> {
+    if let Some(token) = bearer(headers) {
+        let user = authenticate_api_key(api.ports.users.as_ref(), token)
+            .await?
+            .ok_or_else(|| ApiFailure::unauthenticated("the admin API key is not valid"))?;
+        return Ok(AdminPrincipal { user_id: user.id, username: user.username, method: AuthMethod::ApiKey });
+    }
+    let token = cookie(headers, SESSION_COOKIE).ok_or_else(|| ApiFailure::unauthenticated("log in first"))?;
+    let session =
+        authenticate_session(api.ports.sessions.as_ref(), &api.config.policy, &token, OffsetDateTime::now_utc())
+            .await?
+            .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
+    if is_unsafe(method) {
+        let sent = headers.get(CSRF_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
+        if !constant_time_eq(sent, session.csrf_token.as_bytes()) {
+            return Err(ApiFailure::new(
+                StatusCode::FORBIDDEN,
+                "csrf_failed",
+                "send the session's CSRF token in the X-Switchboard-CSRF header",
+            ));
+        }
+    }
+    Ok(AdminPrincipal {
+        user_id: session.user_id,
+        username: session.username,
+        method: AuthMethod::Session { session_id: session.id, csrf_token: session.csrf_token },
+    })
+}
+
+/// The client address for rate limiting: the socket peer, or the first `X-Forwarded-For` hop
+/// when a trusted proxy is configured.
+pub fn client_ip(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::SocketAddr>) -> Option<String> {
+    if api.config.trusted_proxy
+        && let Some(forwarded) = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok())
+        && let Some(first) = forwarded.split(',').next().map(str::trim).filter(|s| !s.is_empty())
+    {
+        return Some(first.chars().take(64).collect());
+    }
+    peer.map(|p| p.ip().to_string())
+}
+
+/// Whether cookies get `Secure`: configured, or the request came through a trusted TLS proxy.
+pub fn secure_cookies(api: &AdminApi, headers: &HeaderMap) -> bool {
+    api.config.cookie_secure
+        || (api.config.trusted_proxy
+            && headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|p| p.eq_ignore_ascii_case("https")))
+}
+
+/// `Set-Cookie` for a session (or, with `None`, its removal).
+pub fn session_cookie(token: Option<&str>, secure: bool, max_age_seconds: i64) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    match token {
+        Some(token) => format!(
+            "{SESSION_COOKIE}={token}; Path=/api/admin; HttpOnly; SameSite=Strict; Max-Age={max_age_seconds}{secure}"
+        ),
+        None => format!("{SESSION_COOKIE}=; Path=/api/admin; HttpOnly; SameSite=Strict; Max-Age=0{secure}"),
+    }
+}

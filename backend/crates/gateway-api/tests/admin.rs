@@ -1,0 +1,3 @@
+//! The admin API's OpenAPI document, built without a server.
+
+mod openapi;

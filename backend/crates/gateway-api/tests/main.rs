@@ -1,0 +1,3 @@
+//! Tests of the gateway-api package: the admin OpenAPI document.
+
+mod admin;

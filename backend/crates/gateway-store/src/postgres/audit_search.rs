@@ -1,0 +1,59 @@
+//! [`AuditSearch`]: filtered, keyset-paged reading of the audit trail.
+
+use async_trait::async_trait;
+
+use gateway_admin::audit::AuditEvent;
+use gateway_admin::ports::{AuditFilter, AuditSearch};
+use gateway_core::ports::StorageError;
+
+use crate::postgres::PgStore;
+use crate::postgres::audit::event_from_row;
+use crate::postgres::column_values::int8;
+use crate::postgres::error_mapping::storage_error;
+
+macro_rules! audit_select {
+    () => {
+        "SELECT id, occurred_at, actor_user_id, actor_name, action, target_kind, target_id, details, \
+         config_revision, prev_hash, row_hash FROM admin_audit_events "
+    };
+}
+
+#[async_trait]
+impl AuditSearch for PgStore {
+    async fn search_audit(
+        &self,
+        filter: &AuditFilter,
+        before_id: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<AuditEvent>, StorageError> {
+        let rows = sqlx::query(concat!(
+            audit_select!(),
+            "WHERE ($1::timestamptz IS NULL OR occurred_at >= $1) AND ($2::timestamptz IS NULL OR occurred_at < $2) \
+             AND ($3::text IS NULL OR lower(actor_name) = lower($3)) AND ($4::text IS NULL OR starts_with(action, $4)) \
+             AND ($5::text IS NULL OR target_kind = $5) AND ($6::text IS NULL OR target_id = $6) \
+             AND ($7::bigint IS NULL OR id < $7) ORDER BY id DESC LIMIT $8"
+        ))
+        .bind(filter.from)
+        .bind(filter.to)
+        .bind(filter.actor.as_deref())
+        .bind(filter.action.as_deref())
+        .bind(filter.target_kind.as_deref())
+        .bind(filter.target_id.as_deref())
+        .bind(before_id)
+        .bind(int8(u64::from(limit), "limit")?)
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage_error)?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn get_audit_event(&self, id: i64) -> Result<AuditEvent, StorageError> {
+        let row = sqlx::query(concat!(audit_select!(), "WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(storage_error)?
+            .ok_or_else(|| StorageError::not_found("audit event", id))?;
+        event_from_row(&row)
+    }
+}
