@@ -199,7 +199,7 @@ pub fn main() -> ExitCode {
                     };
                     run(commands::key_create(config, options))
                 }
-                _ => run(crate::bootstrap::serve(config)),
+                _ => run_on(config.server.worker_threads, crate::bootstrap::serve(config)),
             }
         }
     }
@@ -212,7 +212,16 @@ fn default_key_id() -> String {
 }
 
 fn run(future: impl Future<Output = Result<(), crate::bootstrap::StartError>>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    run_on(0, future)
+}
+
+/// Runs `future` on a multi-threaded runtime with `workers` threads (0: one per CPU).
+fn run_on(workers: usize, future: impl Future<Output = Result<(), crate::bootstrap::StartError>>) -> ExitCode {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if workers > 0 {
+        builder.worker_threads(workers);
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("switchboard: cannot start the async runtime: {err}");

@@ -40,6 +40,8 @@ pub struct ServerConfig {
     pub drain_timeout_seconds: u64,
     /// Largest request body accepted on the client API; larger bodies get 413.
     pub request_body_limit_bytes: usize,
+    /// Async runtime worker threads; 0 means one per CPU.
+    pub worker_threads: usize,
 }
 
 impl Default for ServerConfig {
@@ -48,6 +50,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             drain_timeout_seconds: 30,
             request_body_limit_bytes: 32 * 1024 * 1024,
+            worker_threads: 0,
         }
     }
 }
@@ -229,7 +232,7 @@ impl Default for EngineConfig {
             max_interval_wait_ms: 5000,
             observation_queue_capacity: 65_536,
             observation_queue_bytes: 64 * 1024 * 1024,
-            observation_flush_linger_ms: 20,
+            observation_flush_linger_ms: 250,
             snapshot_poll_ms: 2000,
             snapshot_reload_seconds: 60,
         }

@@ -99,3 +99,28 @@ fn secrets_never_show_in_debug_output() {
     assert!(!shown.contains("c2VjcmV0"), "{shown}");
     assert!(shown.contains("REDACTED"));
 }
+
+#[test]
+fn every_key_is_documented_with_its_environment_variable() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../docs/configuration.md"))
+        .expect("docs/configuration.md");
+    let defaults = serde_json::to_value(gateway_host::Config::default()).expect("defaults serialise");
+    let mut missing = Vec::new();
+    let mut stack = vec![(String::new(), defaults)];
+    while let Some((path, value)) = stack.pop() {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    stack.push((if path.is_empty() { k } else { format!("{path}.{k}") }, v));
+                }
+            }
+            _ => {
+                if !docs.contains(&format!("`{path}`")) || !docs.contains(&format!("`{}`", env_name(&path))) {
+                    missing.push(path);
+                }
+            }
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "undocumented configuration keys: {missing:?}");
+}

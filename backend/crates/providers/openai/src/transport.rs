@@ -13,7 +13,9 @@ use gateway_core::provider::{
 use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
 use gateway_protocol::request::BodyEdit;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::http1::SendError;
 use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
@@ -56,8 +58,9 @@ const FORWARDED_CLIENT_HEADERS: &[&str] = &[
 const FORWARDED_UPSTREAM_HEADERS: &[&str] = &["x-codex-turn-state", "openai-model", "x-reasoning-included"];
 
 pub struct Transport {
-    client: reqwest::Client,
-    responses_url: String,
+    http: Arc<crate::http1::Http1Client>,
+    /// Path of `/codex/responses` under the backend base (e.g. `/backend-api/codex/responses`).
+    responses_path: String,
     /// Read per request: a version check may move it forward at any time.
     profile: ProfileHolder,
     /// Told about `x-models-etag` on responses (a changed catalog asks for a resync).
@@ -73,7 +76,12 @@ impl Transport {
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
     ) -> Self {
-        Self { client, responses_url: format!("{backend_url}/codex/responses"), profile, catalog, stream_idle_timeout }
+        let _ = client;
+        let http = crate::http1::Http1Client::new(backend_url)
+            .unwrap_or_else(|_| crate::http1::Http1Client::new("http://127.0.0.1:9").expect("a fixed valid URL"));
+        let base_path =
+            backend_url.parse::<http::Uri>().map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default();
+        Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout }
     }
 
     /// The body as the backend requires it; every other byte stays the client's.
@@ -118,7 +126,7 @@ impl Transport {
         let mut headers = HeaderMap::with_capacity(16);
         let bearer = HeaderValue::from_str(&format!("Bearer {}", credential.access_token.expose_secret()))
             .map_err(|_| local_failure("the stored access token is not a valid header value"))?;
-        headers.insert(reqwest::header::AUTHORIZATION, bearer);
+        headers.insert(http::header::AUTHORIZATION, bearer);
         let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
         if let Ok(value) = HeaderValue::from_str(account_id) {
             headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
@@ -144,10 +152,10 @@ impl Transport {
         if let Some(id) = request_id {
             headers.insert(HeaderName::from_static("x-client-request-id"), id);
         }
-        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(http::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let profile = self.profile.current();
-        headers.insert(reqwest::header::USER_AGENT, profile.user_agent_header.clone());
+        headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
         headers.insert(HeaderName::from_static("originator"), profile.originator_header.clone());
         headers.insert(HeaderName::from_static("version"), profile.version_header.clone());
         Ok(headers)
@@ -171,7 +179,7 @@ impl Transport {
     ) -> Result<UpstreamReply, AttemptFailure> {
         let headers = self.headers(call, credential)?;
         let started = Instant::now();
-        let sent = self.client.post(&self.responses_url).headers(headers).body(body).send();
+        let sent = self.http.send(http::Method::POST, &self.responses_path, headers, Bytes::from(body));
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
             Err(_) => {
                 return Err(AttemptFailure::new(
@@ -180,15 +188,16 @@ impl Transport {
                     "no upstream answer before the header timeout",
                 ));
             }
-            Ok(Err(err)) if err.is_connect() => {
+            Ok(Err(SendError::NotSent(reason))) => {
+                tracing::debug!(%reason, "upstream connection failed");
                 return Err(AttemptFailure::new(
                     FailureClass::ConnectFailed,
                     SendState::NotSent,
                     "cannot connect upstream",
                 ));
             }
-            Ok(Err(err)) if err.is_builder() => return Err(local_failure("the upstream request could not be built")),
-            Ok(Err(_)) => {
+            Ok(Err(SendError::Ambiguous(reason))) => {
+                tracing::debug!(%reason, "upstream exchange failed");
                 return Err(AttemptFailure::new(
                     FailureClass::Ambiguous,
                     SendState::Ambiguous,
@@ -199,27 +208,27 @@ impl Transport {
         };
         let headers_time = started.elapsed();
         let now = OffsetDateTime::now_utc();
-        let status = response.status().as_u16();
+        let status = response.status;
         if status != 200 {
             let quota_state = if status == 429 { QuotaState::Exhausted } else { QuotaState::Unknown };
-            let quota = rate_limits::from_headers(response.headers(), quota_state, now);
-            let body = read_limited(response, MAX_ERROR_BODY, self.stream_idle_timeout).await;
+            let quota = rate_limits::from_headers(&response.headers, quota_state, now);
+            let body = read_limited(response.body, MAX_ERROR_BODY, self.stream_idle_timeout).await;
             return Err(classify(status, &body, quota, now));
         }
-        let quota = rate_limits::from_headers(response.headers(), QuotaState::Allowed, now);
-        if let Some(etag) = response.headers().get("x-models-etag").and_then(|v| v.to_str().ok()) {
+        let quota = rate_limits::from_headers(&response.headers, QuotaState::Allowed, now);
+        if let Some(etag) = response.headers.get("x-models-etag").and_then(|v| v.to_str().ok()) {
             self.catalog.observe_etag(plan_key(call.account), etag);
         }
-        let served_model = response.headers().get("openai-model").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let served_model = response.headers.get("openai-model").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let forward_headers = FORWARDED_UPSTREAM_HEADERS
             .iter()
             .filter_map(|name| {
-                let value = response.headers().get(*name)?.to_str().ok()?;
+                let value = response.headers.get(*name)?.to_str().ok()?;
                 Some(((*name).to_owned(), value.to_owned()))
             })
             .collect();
         Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout),
+            frames: frames(response.body, self.stream_idle_timeout),
             quota,
             served_model,
             forward_headers,
@@ -235,11 +244,10 @@ fn local_failure(message: &str) -> AttemptFailure {
 }
 
 /// Reads at most `limit` bytes of an error body (bounded in time too).
-async fn read_limited(response: reqwest::Response, limit: usize, timeout: Duration) -> Vec<u8> {
+async fn read_limited(mut response: crate::http1::Body, limit: usize, timeout: Duration) -> Vec<u8> {
     let mut body = Vec::new();
-    let mut stream = response.bytes_stream();
     let read = async {
-        while let Some(Ok(chunk)) = stream.next().await {
+        while let Some(Ok(chunk)) = response.chunk().await {
             let room = limit.saturating_sub(body.len());
             body.extend_from_slice(&chunk[..chunk.len().min(room)]);
             if body.len() >= limit {
@@ -252,13 +260,13 @@ async fn read_limited(response: reqwest::Response, limit: usize, timeout: Durati
 }
 
 /// The response body as SSE frames, with an idle timeout between chunks.
-fn frames(response: reqwest::Response, idle: Duration) -> FrameStream {
+fn frames(response: crate::http1::Body, idle: Duration) -> FrameStream {
     struct State {
-        body: futures_util::stream::BoxStream<'static, reqwest::Result<Bytes>>,
+        body: crate::http1::Body,
         framer: SseFramer,
         finished: bool,
     }
-    let state = State { body: response.bytes_stream().boxed(), framer: SseFramer::new(), finished: false };
+    let state = State { body: response, framer: SseFramer::new(), finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
             if state.finished {
@@ -283,7 +291,7 @@ fn frames(response: reqwest::Response, idle: Duration) -> FrameStream {
                     return Some((Err(StreamFailure { message: err.to_string(), idle_timeout: false }), state));
                 }
             }
-            match tokio::time::timeout(idle, state.body.next()).await {
+            match tokio::time::timeout(idle, state.body.chunk()).await {
                 Err(_) => {
                     state.finished = true;
                     let failure =
