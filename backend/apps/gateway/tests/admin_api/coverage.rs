@@ -65,12 +65,7 @@ async fn every_documented_route_refuses_anonymous_and_csrf_less_calls_and_exists
         let answer = admin.send(method.clone(), path, body).await;
         assert_ne!(answer.code(), "route_not_found", "{method} {path} is documented but not routed");
         assert_ne!(answer.status, 405, "{method} {path}");
-        assert!(
-            answer.status.as_u16() < 500,
-            "{method} {path}: {} {}",
-            answer.status,
-            answer.text
-        );
+        assert!(answer.status.as_u16() < 500, "{method} {path}: {} {}", answer.status, answer.text);
         assert_eq!(
             answer.headers.get("cache-control").and_then(|v| v.to_str().ok()),
             Some("no-store"),

@@ -59,7 +59,11 @@ fn owner(principal: &AdminPrincipal) -> OAuthOwner {
 
 /// A login failure in the admin envelope; request mistakes name their field.
 fn failure(error: OAuthError) -> ApiFailure {
-    let status = StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = match &error {
+        // Validation is 422 everywhere in the admin API.
+        OAuthError::WrongProvider(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        other => StatusCode::from_u16(other.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+    };
     let message = match &error {
         // Storage and coordination details stay in the log.
         OAuthError::Storage(_) | OAuthError::Coordination(_) => {
@@ -116,7 +120,7 @@ impl From<LoginStarted> for LoginStartedView {
 
 /// Starts a browser login: returns the authorize address and the flow id (valid 10 minutes).
 #[utoipa::path(post, path = "/api/admin/oauth/{provider}/start", tag = "oauth",
-    params(("provider" = String, Path, description = "`openai` (or `xai`, which has no login yet)")),
+    params(("provider" = inline(Provider), Path, description = "`openai` (`xai` has no login yet)")),
     request_body = StartRequest,
     responses((status = 200, body = LoginStartedView), (status = "4XX", body = ErrorBody),
         (status = 502, description = "the upstream failed", body = ErrorBody)))]
@@ -169,7 +173,7 @@ impl From<LoginCompleted> for LoginCompletedView {
 /// Completes a browser login with the pasted callback address; stores the account (or the
 /// re-authorised credential). Only the admin who started the flow can complete it, once.
 #[utoipa::path(post, path = "/api/admin/oauth/{provider}/complete", tag = "oauth",
-    params(("provider" = String, Path)),
+    params(("provider" = inline(Provider), Path)),
     request_body = CompleteRequest,
     responses((status = 200, body = LoginCompletedView), (status = "4XX", body = ErrorBody),
         (status = 502, description = "the upstream failed", body = ErrorBody)))]
@@ -219,7 +223,7 @@ impl From<DeviceLoginStarted> for DeviceStartedView {
 
 /// Starts a device-code login: returns the user code and where to enter it.
 #[utoipa::path(post, path = "/api/admin/oauth/{provider}/device/start", tag = "oauth",
-    params(("provider" = String, Path)),
+    params(("provider" = inline(Provider), Path)),
     request_body = StartRequest,
     responses((status = 200, body = DeviceStartedView), (status = "4XX", body = ErrorBody),
         (status = 502, description = "the upstream failed", body = ErrorBody)))]
@@ -262,7 +266,7 @@ pub struct DevicePollView {
 /// Polls a device login once (a mutation: an approved login stores the account). Only the
 /// admin who started the flow can poll it.
 #[utoipa::path(post, path = "/api/admin/oauth/{provider}/device/poll", tag = "oauth",
-    params(("provider" = String, Path)),
+    params(("provider" = inline(Provider), Path)),
     request_body = PollRequest,
     responses((status = 200, body = DevicePollView), (status = "4XX", body = ErrorBody),
         (status = 502, description = "the upstream failed", body = ErrorBody)))]
