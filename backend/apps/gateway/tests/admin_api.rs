@@ -7,8 +7,10 @@ mod auth;
 mod coverage;
 mod groups_keys;
 mod live_events;
+mod oauth;
 mod secrets;
 mod settings;
+mod two_factor;
 mod usage_audit;
 
 use reqwest::{Method, StatusCode};

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::{ExposeSecret, SecretSlice, SecretString};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -96,4 +96,36 @@ impl fmt::Debug for AdminApiKey {
 pub struct NewAdminUser {
     pub username: String,
     pub password_hash: Option<PasswordHash>,
+}
+
+/// The shared secret of an admin's TOTP authenticator (raw bytes). Sealed at rest
+/// (`admin_users.totp_secret_ciphertext`, context `admin_users.totp:{id}`); shown once, as the
+/// enrollment's `otpauth://` URI.
+pub struct TotpSecret(SecretSlice<u8>);
+
+impl TotpSecret {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Self(SecretSlice::from(bytes))
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        self.0.expose_secret()
+    }
+}
+
+impl fmt::Debug for TotpSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TotpSecret([REDACTED])")
+    }
+}
+
+/// A change of an admin's TOTP columns (one unit of work each).
+#[derive(Debug)]
+pub enum TotpChange<'a> {
+    /// Store a new, not yet confirmed secret (replaces a pending one; refused while enabled).
+    Pending(&'a TotpSecret),
+    /// Enable TOTP with this (confirmed) secret.
+    Enable(&'a TotpSecret),
+    /// Remove the secret and disable TOTP.
+    Clear,
 }

@@ -6,11 +6,15 @@
 //!   either is at its limit the login is refused with `rate_limited` before the password is
 //!   checked;
 //! - unknown usernames and wrong passwords give the same error and take the same time;
-//! - the session token (cookie) and the API key are stored only as SHA-256 digests.
+//! - the session token (cookie) and the API key are stored only as SHA-256 digests;
+//! - with TOTP enabled, the password alone never logs in; a wrong code counts as a failed
+//!   login and a code is accepted once.
 
 pub mod api_keys;
 pub mod bootstrap;
 pub mod login;
+pub mod totp;
+pub mod two_factor;
 
 use std::time::Duration;
 

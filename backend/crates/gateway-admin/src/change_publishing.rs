@@ -12,7 +12,7 @@ use gateway_core::domain::{
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
-use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash};
+use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use crate::audit::AuditEntry;
 use crate::backup::BackupSettingsUpdate;
 use crate::ports::{
@@ -121,6 +121,10 @@ impl AdminTransaction for PublishingTransaction {
 
     async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError> {
         self.inner.set_admin_api_key(user, key).await
+    }
+
+    async fn set_admin_totp(&mut self, user: AdminUserId, change: TotpChange<'_>) -> Result<(), StorageError> {
+        self.inner.set_admin_totp(user, change).await
     }
 
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError> {

@@ -37,6 +37,12 @@ pub enum AdminError {
     /// The password was right but a TOTP code is required (or was wrong).
     #[error("a valid TOTP code is required")]
     TotpRequired,
+    /// The TOTP code is wrong (or was already used).
+    #[error("the TOTP code is wrong")]
+    TotpInvalid,
+    /// The account's provider cannot do this (no refresher, no quota probe, no login).
+    #[error("{0}")]
+    Unsupported(String),
     /// Authenticated, but this request is not allowed (CSRF check, step-up missing).
     #[error("{0}")]
     Forbidden(String),
@@ -46,9 +52,6 @@ pub enum AdminError {
     /// `If-Match` named a revision that is no longer current.
     #[error("the configuration changed (current revision {current})")]
     RevisionMismatch { current: i64 },
-    /// The feature is designed but its implementation is not wired in this build.
-    #[error("{0}")]
-    NotImplemented(String),
     /// Coordination storage (Redis) is unavailable: sessions cannot be checked (fails closed).
     #[error("coordination unavailable: {0}")]
     Coordination(#[source] CoordinationError),
@@ -71,10 +74,11 @@ impl AdminError {
             Self::Unauthenticated(_) => "unauthenticated",
             Self::InvalidCredentials => "invalid_credentials",
             Self::TotpRequired => "totp_required",
+            Self::TotpInvalid => "totp_invalid",
+            Self::Unsupported(_) => "provider_unsupported",
             Self::Forbidden(_) => "forbidden",
             Self::RateLimited { .. } => "rate_limited",
             Self::RevisionMismatch { .. } => "revision_mismatch",
-            Self::NotImplemented(_) => "not_implemented",
             Self::Coordination(e) => e.kind().code(),
             Self::Storage(_) => "storage_unavailable",
         }
@@ -83,14 +87,13 @@ impl AdminError {
     /// The HTTP status of the admin API for this error.
     pub fn http_status(&self) -> u16 {
         match self {
-            Self::Invalid { .. } | Self::InvalidFields(_) | Self::Credential(_) => 422,
+            Self::Invalid { .. } | Self::InvalidFields(_) | Self::Credential(_) | Self::Unsupported(_) => 422,
             Self::NotFound(_) => 404,
             Self::Conflict(_) => 409,
-            Self::Unauthenticated(_) | Self::InvalidCredentials | Self::TotpRequired => 401,
+            Self::Unauthenticated(_) | Self::InvalidCredentials | Self::TotpRequired | Self::TotpInvalid => 401,
             Self::Forbidden(_) => 403,
             Self::RateLimited { .. } => 429,
             Self::RevisionMismatch { .. } => 412,
-            Self::NotImplemented(_) => 501,
             Self::Coordination(e) => e.kind().http_status(),
             Self::Storage(e) if e.kind() == StorageErrorKind::Unavailable => 503,
             Self::Storage(_) => 500,

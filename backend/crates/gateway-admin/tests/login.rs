@@ -5,7 +5,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gateway_admin::admin_user::{AdminUserId, AdminUserRecord};
+use gateway_admin::admin_user::{AdminUserId, AdminUserRecord, TotpSecret};
+use gateway_admin::auth::totp::code_at;
 use gateway_admin::auth::{AuthPolicy, LoginAttempt, authenticate_session, login, logout};
 use gateway_admin::passwords::hash_password;
 use gateway_admin::ports::{AdminSessions, AdminUsers};
@@ -13,7 +14,8 @@ use gateway_core::ports::StorageError;
 use gateway_store::memory::MemoryCoordination;
 use time::OffsetDateTime;
 
-struct Users(Mutex<Vec<AdminUserRecord>>);
+/// The user table and the (only) user's TOTP secret.
+struct Users(Mutex<Vec<AdminUserRecord>>, Option<Vec<u8>>);
 
 #[async_trait]
 impl AdminUsers for Users {
@@ -36,29 +38,44 @@ impl AdminUsers for Users {
     async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
         Ok(self.0.lock().map(|u| u.clone()).unwrap_or_default())
     }
+    async fn admin_totp_secret(&self, _id: AdminUserId) -> Result<Option<TotpSecret>, StorageError> {
+        Ok(self.1.clone().map(TotpSecret::new))
+    }
     async fn record_admin_login(&self, _id: AdminUserId, _at: OffsetDateTime) -> Result<(), StorageError> {
         Ok(())
     }
 }
 
 async fn users() -> Users {
-    Users(Mutex::new(vec![AdminUserRecord {
-        id: AdminUserId(1),
-        username: "admin".to_owned(),
-        password_hash: Some(hash_password("right-password").await.expect("hash")),
-        enabled: true,
-        totp_enabled: false,
-        api_key_prefix: None,
-        api_key_created_at: None,
-        last_login_at: None,
-        created_at: OffsetDateTime::now_utc(),
-    }]))
+    Users(
+        Mutex::new(vec![AdminUserRecord {
+            id: AdminUserId(1),
+            username: "admin".to_owned(),
+            password_hash: Some(hash_password("right-password").await.expect("hash")),
+            enabled: true,
+            totp_enabled: false,
+            api_key_prefix: None,
+            api_key_created_at: None,
+            last_login_at: None,
+            created_at: OffsetDateTime::now_utc(),
+        }]),
+        None,
+    )
+}
+
+/// The same admin with TOTP enabled under `secret`.
+async fn users_with_totp(secret: &[u8]) -> Users {
+    let users = users().await;
+    let mut records = users.0.into_inner().expect("users");
+    records[0].totp_enabled = true;
+    Users(Mutex::new(records), Some(secret.to_vec()))
 }
 
 fn attempt(password: &str) -> LoginAttempt {
     LoginAttempt {
         username: "Admin".to_owned(),
         password: password.to_owned(),
+        totp: None,
         ip: Some("10.0.0.1".to_owned()),
         user_agent: None,
     }
@@ -119,4 +136,50 @@ async fn failures_are_limited_per_username_and_cleared_by_success() {
     let limited = login(&users, &store, &store, &policy, attempt("right-password"), now).await.err().expect("limited");
     assert_eq!(limited.code(), "rate_limited");
     assert_eq!(limited.http_status(), 429);
+}
+
+fn with_code(password: &str, code: &str) -> LoginAttempt {
+    LoginAttempt { totp: Some(code.to_owned()), ..attempt(password) }
+}
+
+#[tokio::test]
+async fn with_totp_the_password_alone_is_not_enough_and_a_code_logs_in_once() {
+    let secret = b"12345678901234567890";
+    let (users, store, policy) = (users_with_totp(secret).await, MemoryCoordination::new(), policy());
+    let now = OffsetDateTime::now_utc();
+    // Asking for the code is the dashboard's first step: not counted as a failure.
+    for _ in 0..3 {
+        let refused = login(&users, &store, &store, &policy, attempt("right-password"), now).await.err().expect("code");
+        assert_eq!((refused.code(), refused.http_status()), ("totp_required", 401));
+    }
+    // A wrong password with a code is still just a wrong password.
+    let wrong = login(&users, &store, &store, &policy, with_code("wrong", "000000"), now).await.err().expect("refused");
+    assert_eq!(wrong.code(), "invalid_credentials");
+    let code = code_at(secret, now.unix_timestamp());
+    let outcome = login(&users, &store, &store, &policy, with_code("right-password", &code), now).await;
+    assert!(outcome.is_ok(), "the current code logs in");
+    let replay = login(&users, &store, &store, &policy, with_code("right-password", &code), now).await.err();
+    assert_eq!(replay.map(|e| e.code()), Some("totp_invalid"), "a code is accepted once");
+    // The previous step's code is still accepted (clock drift), once.
+    let earlier = code_at(secret, now.unix_timestamp() - 30);
+    assert!(login(&users, &store, &store, &policy, with_code("right-password", &earlier), now).await.is_ok());
+}
+
+#[tokio::test]
+async fn wrong_totp_codes_count_against_the_login_limits() {
+    let secret = b"abcdefghijabcdefghij";
+    let (users, store, policy) = (users_with_totp(secret).await, MemoryCoordination::new(), policy());
+    let now = OffsetDateTime::now_utc();
+    let stale = code_at(secret, now.unix_timestamp() - 120);
+    for _ in 0..2 {
+        let refused = login(&users, &store, &store, &policy, with_code("right-password", &stale), now)
+            .await
+            .err()
+            .expect("wrong");
+        assert_eq!((refused.code(), refused.http_status()), ("totp_invalid", 401));
+    }
+    let code = code_at(secret, now.unix_timestamp());
+    let limited =
+        login(&users, &store, &store, &policy, with_code("right-password", &code), now).await.err().expect("limited");
+    assert_eq!(limited.code(), "rate_limited", "at the limit even the right code is refused");
 }

@@ -4,4 +4,5 @@
 mod auth;
 mod login;
 mod settings;
+mod totp;
 mod usage;

@@ -23,7 +23,8 @@ fn errors_map_to_stable_codes_and_statuses_without_internals() {
         (AdminError::InvalidCredentials, "invalid_credentials", 401),
         (AdminError::RateLimited { retry_after_seconds: 3 }, "rate_limited", 429),
         (AdminError::RevisionMismatch { current: 4 }, "revision_mismatch", 412),
-        (AdminError::NotImplemented("x".into()), "not_implemented", 501),
+        (AdminError::Unsupported("x".into()), "provider_unsupported", 422),
+        (AdminError::TotpInvalid, "totp_invalid", 401),
         (AdminError::Storage(StorageError::Unavailable("pool".into())), "storage_unavailable", 503),
     ];
     for (error, code, status) in cases {

@@ -17,11 +17,13 @@ mod extract;
 mod groups;
 mod keys;
 mod live_events;
+mod oauth_routes;
 mod ops_routes;
 mod pagination;
 mod session_auth;
 mod settings_routes;
 mod system;
+mod two_factor_routes;
 mod usage_routes;
 
 use std::sync::Arc;
@@ -30,6 +32,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
 use gateway_admin::auth::AuthPolicy;
+use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
     AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
     ClientKeyDirectory, GroupDirectory, InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader,
@@ -67,8 +70,10 @@ pub struct AdminPorts {
     pub notifier: Arc<dyn ChangeNotifier>,
     /// One per provider that can import/export credentials.
     pub importers: Vec<Arc<dyn CredentialImporter>>,
-    /// Refresh-now and connection tests; `None` answers 501 `not_implemented`.
-    pub actions: Option<Arc<dyn AccountActions>>,
+    /// Refresh now, quota probe now, connection test.
+    pub actions: Arc<dyn AccountActions>,
+    /// Browser and device logins of upstream accounts (new accounts and re-authorisation).
+    pub logins: Arc<OAuthLogins>,
 }
 
 /// HTTP-level admin settings (from the `admin` config section).
@@ -133,7 +138,9 @@ fn public_routes() -> OpenApiRouter<AdminApi> {
 fn protected_routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
         .merge(auth_routes::routes())
+        .merge(two_factor_routes::routes())
         .merge(accounts::routes())
+        .merge(oauth_routes::routes())
         .merge(groups::routes())
         .merge(keys::routes())
         .merge(settings_routes::routes())

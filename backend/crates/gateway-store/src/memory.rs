@@ -82,6 +82,8 @@ struct State {
     admin_sessions: HashMap<[u8; 32], gateway_admin::ports::AdminSession>,
     /// Failed logins per subject: (count, window end).
     login_failures: HashMap<String, (u32, u64)>,
+    /// Once-markers (a TOTP step used): expiry per marker.
+    once_markers: HashMap<String, u64>,
     writes: u64,
 }
 
@@ -93,6 +95,7 @@ impl State {
         self.leases.retain(|_, entry| entry.live(now));
         self.periods.retain(|_, expires_at| *expires_at > now);
         self.login_failures.retain(|_, (_, ends)| *ends > now);
+        self.once_markers.retain(|_, ends| *ends > now);
         self.admission.retain(|_, admission| {
             admission.trim(now);
             !admission.slots.is_empty() || !admission.recent.is_empty()

@@ -1,4 +1,5 @@
-//! The admin API: its ports wired to PostgreSQL, Redis and the providers, the first
+//! The admin API: its ports wired to PostgreSQL, Redis and the account lifecycle (refresh,
+//! quota probes, logins: the same instances the data plane and the workers use), the first
 //! administrator bootstrapped, and the router handed back for the server.
 
 use std::sync::Arc;
@@ -8,15 +9,16 @@ use axum::Router;
 use gateway_admin::auth::AuthPolicy;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::change_publishing::PublishingUnitOfWork;
+use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::Config;
 use provider_openai::OpenAiProvider;
 
-use super::{StartError, Storage, openai_settings};
+use super::{Accounts, StartError, Storage, openai_settings};
 
 /// The admin ports over the production storage.
-pub fn ports(config: &Config, storage: &Storage) -> Result<AdminPorts, StartError> {
+pub fn ports(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<AdminPorts, StartError> {
     let store = storage.postgres.clone();
     let redis = storage.coordination.clone();
     let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
@@ -39,8 +41,8 @@ pub fn ports(config: &Config, storage: &Storage) -> Result<AdminPorts, StartErro
         in_flight: redis.clone(),
         notifier: redis,
         importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>],
-        // Refresh-now and connection tests: wired once a provider implements AccountActions.
-        actions: None,
+        actions: Arc::new(AccountChecks::new(accounts.refresher.clone(), accounts.prober.clone())),
+        logins: accounts.logins.clone(),
     })
 }
 
@@ -63,8 +65,8 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
 
 /// Creates the first admin when there is none (printing a generated password once), then
 /// builds the admin router.
-pub async fn build(config: &Config, storage: &Storage) -> Result<Router, StartError> {
-    let ports = ports(config, storage)?;
+pub async fn build(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<Router, StartError> {
+    let ports = ports(config, storage, accounts)?;
     let outcome = bootstrap_admin(
         ports.users.as_ref(),
         ports.uow.as_ref(),

@@ -1,5 +1,6 @@
 //! Accounts: list with derived state (Redis cooldowns), filters and cursor; detail; edits with
-//! audit and revision; batch; import (dry run + commit); export; refresh/test; delete.
+//! audit and revision; batch; import (dry run + commit); export; refresh now, connection test
+//! and quota probe against the simulator; delete.
 
 use serde_json::json;
 use upstream_sim::AccountSpec;
@@ -169,15 +170,88 @@ async fn import_previews_then_commits_and_export_needs_confirmation_and_the_pass
     assert!(!details.to_string().contains(&tokens.refresh_token), "the audit row holds no token");
 }
 
+/// Refresh calls the simulator's token endpoint received (`grant_type=refresh_token`).
+fn token_calls(g: &crate::gateway::Gateway) -> usize {
+    g.sim
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.path.ends_with("/oauth/token")
+                && r.json().and_then(|b| b.get("grant_type").and_then(|v| v.as_str()).map(str::to_owned)).as_deref()
+                    == Some("refresh_token")
+        })
+        .count()
+}
+
+async fn account_id(admin: &Admin, external: &str) -> i64 {
+    let list = admin.ok(&format!("/accounts?search={external}")).await;
+    list["items"][0]["id"].as_i64().expect("account id")
+}
+
 #[tokio::test]
-async fn refresh_and_test_are_documented_501_until_a_provider_implements_them() {
-    let g = gateway(vec![AccountSpec::openai("acct-a")], &[]).await;
+async fn refresh_now_rotates_the_credential_and_test_and_probe_report_on_the_upstream() {
+    let g = gateway(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")], &[]).await;
     let admin = Admin::login(&g).await;
-    let id = admin.ok("/accounts").await["items"][0]["id"].as_i64().expect("id");
-    let refresh = admin.post(&format!("/accounts/{id}/refresh"), json!({})).await;
-    assert_eq!(refresh.status, 501);
-    assert_eq!(refresh.code(), "not_implemented");
-    let test = admin.post(&format!("/accounts/{id}/test"), json!({"model": "gpt-5.4"})).await;
-    assert_eq!(test.status, 501);
-    assert_eq!(admin.post("/accounts/999999/refresh", json!({})).await.status, 404);
+    let (a, b) = (account_id(&admin, "acct-a").await, account_id(&admin, "acct-b").await);
+    let pool = g.pool().await;
+    let revision = |id: i64| {
+        let pool = pool.clone();
+        async move {
+            let rev: i64 = sqlx::query_scalar("SELECT credential_revision FROM provider_accounts WHERE id = $1")
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .expect("revision");
+            rev
+        }
+    };
+    let before = (token_calls(&g), revision(a).await);
+    let refreshed = admin.post(&format!("/accounts/{a}/refresh"), json!({})).await;
+    assert_eq!(refreshed.status, 200, "{}", refreshed.text);
+    let body = refreshed.json();
+    assert_eq!((body["refreshed"].as_bool(), body["alreadyRenewed"].as_bool()), (Some(true), Some(false)));
+    assert!(body["errorCode"].is_null());
+    assert_eq!(token_calls(&g), before.0 + 1, "one refresh call upstream");
+    assert_eq!(revision(a).await, before.1 + 1, "the credential was rotated");
+    assert_eq!(body["credentialRevision"], before.1 + 1);
+
+    let test = admin.post(&format!("/accounts/{a}/test"), json!({})).await;
+    assert_eq!(test.status, 200, "{}", test.text);
+    let test = test.json();
+    assert_eq!((test["ok"].as_bool(), test["refreshed"].as_bool()), (Some(true), Some(false)), "{test}");
+    assert_eq!(test["quota"]["state"], "allowed");
+    assert!(test["totalMs"].is_u64());
+    let probe = admin.post(&format!("/accounts/{a}/probe"), json!({})).await;
+    assert_eq!(probe.status, 200, "{}", probe.text);
+    assert_eq!(probe.json()["ok"], true);
+    assert!(probe.json()["quota"]["windows"].is_array());
+
+    // An expired access token: the test refreshes once and reads again.
+    g.sim.expire_access_tokens("acct-a").expect("expire");
+    let calls = token_calls(&g);
+    let recovered = admin.post(&format!("/accounts/{a}/test"), json!({})).await.json();
+    assert_eq!((recovered["ok"].as_bool(), recovered["refreshed"].as_bool()), (Some(true), Some(true)), "{recovered}");
+    assert_eq!(token_calls(&g), calls + 1);
+
+    // A refresh token the upstream refuses: a report with a stable code, not an error.
+    g.sim.expire_access_tokens("acct-b").expect("expire");
+    g.sim.revoke_refresh_tokens("acct-b").expect("revoke");
+    let failed = admin.post(&format!("/accounts/{b}/test"), json!({})).await;
+    assert_eq!(failed.status, 200, "{}", failed.text);
+    let failed = failed.json();
+    assert_eq!(failed["ok"], false, "{failed}");
+    assert_eq!(failed["errorCode"], "credential_unusable");
+    assert_eq!(failed["message"], "refresh_token_invalidated");
+    let refused = admin.post(&format!("/accounts/{b}/refresh"), json!({})).await.json();
+    assert_eq!(
+        (refused["refreshed"].as_bool(), refused["errorCode"].as_str()),
+        (Some(false), Some("credential_unusable"))
+    );
+    let detail = admin.ok(&format!("/accounts/{b}")).await;
+    assert_ne!(detail["account"]["credential"]["state"], "active", "the refused credential is marked unusable");
+
+    for path in ["refresh", "test", "probe"] {
+        let missing = admin.post(&format!("/accounts/999999/{path}"), json!({})).await;
+        assert_eq!((missing.status.as_u16(), missing.code().as_str()), (404, "not_found"), "{path}");
+    }
 }

@@ -1,8 +1,8 @@
 //! The secret-leak sweep: unique secrets are planted in an account's credential tokens, a client
-//! key, an admin API key, admin passwords and the backup settings; then every admin endpoint is
+//! key, an admin API key, admin passwords, a TOTP secret and the backup settings; then every admin endpoint is
 //! called and every response body — and every log line of the run — is searched for them.
-//! Only the three answers that exist to hand a secret out once are exempt: key creation, admin
-//! API key creation and the confirmed credential export.
+//! Only the answers that exist to hand a secret out once are exempt: key creation, admin API
+//! key creation, TOTP enrollment and the confirmed credential export.
 
 use std::time::Duration;
 
@@ -65,6 +65,11 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     let wrong = Admin::anonymous(&g).post("/auth/login", json!({"username": "admin", "password": PASSWORD})).await;
     record(&wrong);
     let admin = Admin::login_as(&g, "admin", new_password).await;
+    // A TOTP secret (its enroll answer is the one place it is shown), enabled: the rest of the
+    // sweep runs on this session.
+    let (_, enrollment) = super::two_factor::enable_totp(&admin, new_password).await;
+    let totp_secret = enrollment["secret"].as_str().expect("secret").to_owned();
+    let totp_uri = enrollment["otpauthUri"].as_str().expect("uri").to_owned();
 
     // Traffic with the planted key and an API-key session, so logs see both.
     let response = g
@@ -148,6 +153,8 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
         ("changed password", new_password),
         ("backup access key", access_key),
         ("backup secret key", secret_key),
+        ("TOTP secret", totp_secret.as_str()),
+        ("TOTP URI", totp_uri.as_str()),
     ];
     assert!(seen.len() > 10_000, "the sweep saw the responses ({} bytes)", seen.len());
     let log = g.log();

@@ -29,7 +29,7 @@ pub async fn authenticate_api_key(
 }
 
 /// Step-up: the principal's current password, when the user has one.
-async fn confirm_password(
+pub(crate) async fn confirm_password(
     users: &dyn AdminUsers,
     principal: &AdminPrincipal,
     password: &str,

@@ -3,6 +3,7 @@
 use time::OffsetDateTime;
 
 use crate::admin_user::AdminUserRecord;
+use crate::auth::two_factor::accept_code;
 use crate::auth::{AuthPolicy, random_token, session_token_hash};
 use crate::error::AdminError;
 use crate::passwords::verify_password;
@@ -12,6 +13,8 @@ use crate::ports::{AdminSession, AdminSessions, AdminUsers, LoginThrottle};
 pub struct LoginAttempt {
     pub username: String,
     pub password: String,
+    /// The current TOTP code; needed when the user has TOTP enabled.
+    pub totp: Option<String>,
     /// The client address as the server sees it (or from a trusted proxy header).
     pub ip: Option<String>,
     pub user_agent: Option<String>,
@@ -61,9 +64,23 @@ pub async fn login(
         }
     };
     if user.totp_enabled {
-        // TOTP verification is not built yet (docs/admin-api.md); a user with TOTP enabled
-        // cannot be let in on the password alone.
-        return Err(AdminError::TotpRequired);
+        // The password was right. Without a code, say a code is needed (not counted: it is the
+        // dashboard's first step); a wrong or replayed code counts like a wrong password.
+        let Some(code) = attempt.totp.as_deref().filter(|c| !c.trim().is_empty()) else {
+            return Err(AdminError::TotpRequired);
+        };
+        let secret = users.admin_totp_secret(user.id).await?;
+        let accepted = match &secret {
+            Some(secret) => accept_code(throttle, user.id, secret, code, now).await?.is_some(),
+            None => false,
+        };
+        if !accepted {
+            for (subject, _) in &subjects {
+                throttle.record_login_failure(subject, policy.failure_window).await?;
+            }
+            tracing::info!(ip = attempt.ip.as_deref().unwrap_or("unknown"), "admin login: wrong TOTP code");
+            return Err(AdminError::TotpInvalid);
+        }
     }
     throttle.clear_login_failures(&subjects[1].0).await?;
     let token = random_token();

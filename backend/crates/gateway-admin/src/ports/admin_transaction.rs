@@ -7,7 +7,7 @@ use gateway_core::domain::{
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
-use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash};
+use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use crate::audit::AuditEntry;
 use crate::backup::BackupSettingsUpdate;
 use crate::ports::admin_changes::{AccountImport, ClientKeyChanges, GroupChanges, ImportOutcome, NewClientKey};
@@ -70,6 +70,10 @@ pub trait AdminTransaction: Send {
     async fn set_admin_password(&mut self, user: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError>;
     /// Replaces (or with `None` removes) the user's admin API key.
     async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError>;
+
+    /// Changes the user's TOTP secret (sealed by the adapter). `Pending` is refused with
+    /// `Conflict` while TOTP is enabled.
+    async fn set_admin_totp(&mut self, user: AdminUserId, change: TotpChange<'_>) -> Result<(), StorageError>;
 
     // settings
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError>;

@@ -20,4 +20,7 @@ pub trait LoginThrottle: Send + Sync {
     /// Counts one failure; the first failure opens a window of `window`.
     async fn record_login_failure(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError>;
     async fn clear_login_failures(&self, subject: &str) -> Result<(), CoordinationError>;
+    /// Marks `marker` used for `ttl`; `true` only for the first call (a TOTP code is accepted
+    /// once per user and step).
+    async fn claim_once(&self, marker: &str, ttl: Duration) -> Result<bool, CoordinationError>;
 }

@@ -1,5 +1,6 @@
 //! `/api/admin/accounts*`: the pool list with derived state, quota and counters; detail; edits
-//! of scheduling facts and groups; batch edits; delete; import; export; refresh and test.
+//! of scheduling facts and groups; batch edits; delete; import; export; refresh, quota probe
+//! and connection test.
 
 mod actions;
 mod transfer;
@@ -35,6 +36,7 @@ pub fn routes() -> OpenApiRouter<AdminApi> {
         .routes(routes!(transfer::import_accounts))
         .routes(routes!(transfer::export_accounts))
         .routes(routes!(actions::refresh_account))
+        .routes(routes!(actions::probe_account))
         .routes(routes!(actions::test_account))
 }
 

@@ -39,6 +39,10 @@ pub struct LoginRequest {
     pub username: String,
     #[schema(min_length = 1, max_length = 256)]
     pub password: String,
+    /// The current TOTP code; required when the admin has TOTP enabled (`401 totp_required`
+    /// without it, `401 totp_invalid` when wrong — counted like a wrong password).
+    #[schema(max_length = 16)]
+    pub totp: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -113,6 +117,7 @@ pub async fn login(
     let attempt = LoginAttempt {
         username: body.username,
         password: body.password,
+        totp: body.totp,
         ip: client_ip(&api, &headers, peer),
         user_agent: headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
     };

@@ -37,4 +37,16 @@ impl LoginThrottle for MemoryCoordination {
         state.login_failures.remove(subject);
         Ok(())
     }
+
+    async fn claim_once(&self, marker: &str, ttl: Duration) -> Result<bool, CoordinationError> {
+        let (mut state, now) = self.lock();
+        let ends = now.saturating_add(duration_millis(ttl).max(1));
+        match state.once_markers.get(marker) {
+            Some(until) if *until > now => Ok(false),
+            _ => {
+                state.once_markers.insert(marker.to_owned(), ends);
+                Ok(true)
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 
-use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash};
+use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use gateway_admin::audit::AuditEntry;
 use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_admin::ports::{
@@ -125,6 +125,11 @@ impl AdminTransaction for PgAdminTransaction {
 
     async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError> {
         admin_users::set_api_key(&mut self.tx, user, key).await
+    }
+
+    async fn set_admin_totp(&mut self, user: AdminUserId, change: TotpChange<'_>) -> Result<(), StorageError> {
+        let keyring = self.keyring.clone();
+        admin_users::set_totp(&mut self.tx, keyring.as_deref(), user, change).await
     }
 
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError> {

@@ -6,13 +6,17 @@ use sqlx::PgConnection;
 use sqlx::postgres::PgRow;
 use time::OffsetDateTime;
 
-use gateway_admin::admin_user::{AdminApiKey, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash};
+use gateway_admin::admin_user::{
+    AdminApiKey, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
+};
 use gateway_admin::ports::AdminUsers;
 use gateway_core::ports::StorageError;
 
+use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
 use crate::postgres::column_values::ColumnRead;
 use crate::postgres::error_mapping::storage_error;
+use crate::postgres::sealing::{open_totp, seal_totp};
 
 const SELECT: &str = "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
      api_key_created_at, last_login_at, created_at FROM admin_users ";
@@ -72,6 +76,22 @@ impl AdminUsers for PgStore {
     async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
         let rows = sqlx::query(const_str(SELECT, "ORDER BY id")).fetch_all(self.pool()).await.map_err(storage_error)?;
         rows.iter().map(user_from_row).collect()
+    }
+
+    async fn admin_totp_secret(&self, id: AdminUserId) -> Result<Option<TotpSecret>, StorageError> {
+        let row = sqlx::query("SELECT totp_secret_ciphertext, totp_key_id FROM admin_users WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.pool())
+            .await
+            .map_err(storage_error)?
+            .ok_or_else(|| StorageError::not_found("admin user", id))?;
+        let (Some(ciphertext), Some(key_id)) =
+            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
+        else {
+            return Ok(None);
+        };
+        let keyring = self.keyring.as_deref().ok_or_else(missing_key)?;
+        open_totp(keyring, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
     }
 
     async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
@@ -137,4 +157,65 @@ pub(crate) async fn set_api_key(
     .await
     .map_err(storage_error)?;
     expect_row(result, id).await
+}
+
+fn missing_key() -> StorageError {
+    StorageError::Misconfigured("secrets.master_key is not configured".to_owned())
+}
+
+/// Pending: a new secret while TOTP is off (`Conflict` when it is on). Enable: the confirmed
+/// secret itself is written with the enabled time, so a concurrent re-enrollment cannot switch
+/// the secret under the confirmation. Clear: both gone.
+pub(crate) async fn set_totp(
+    conn: &mut PgConnection,
+    keyring: Option<&Keyring>,
+    id: AdminUserId,
+    change: TotpChange<'_>,
+) -> Result<(), StorageError> {
+    let query = match change {
+        TotpChange::Pending(secret) => sqlx::query(
+            "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3, totp_enabled_at = NULL, \
+             updated_at = now() WHERE id = $1 AND totp_enabled_at IS NULL",
+        )
+        .bind(id.0)
+        .bind_sealed(seal_totp(keyring.ok_or_else(missing_key)?, id.0, secret)?),
+        TotpChange::Enable(secret) => sqlx::query(
+            "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3, totp_enabled_at = now(), \
+             updated_at = now() WHERE id = $1",
+        )
+        .bind(id.0)
+        .bind_sealed(seal_totp(keyring.ok_or_else(missing_key)?, id.0, secret)?),
+        TotpChange::Clear => sqlx::query(
+            "UPDATE admin_users SET totp_secret_ciphertext = NULL, totp_key_id = NULL, totp_enabled_at = NULL, \
+             updated_at = now() WHERE id = $1",
+        )
+        .bind(id.0),
+    };
+    let result = query.execute(&mut *conn).await.map_err(storage_error)?;
+    if result.rows_affected() == 0 {
+        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM admin_users WHERE id = $1)")
+            .bind(id.0)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(storage_error)?;
+        return Err(if exists {
+            StorageError::Conflict { constraint: "admin_users_totp_enabled".to_owned() }
+        } else {
+            StorageError::not_found("admin user", id)
+        });
+    }
+    Ok(())
+}
+
+type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+trait BindSealed<'q> {
+    /// Binds the ciphertext and key id, in that order.
+    fn bind_sealed(self, sealed: SealedSecret) -> PgQuery<'q>;
+}
+
+impl<'q> BindSealed<'q> for PgQuery<'q> {
+    fn bind_sealed(self, sealed: SealedSecret) -> PgQuery<'q> {
+        self.bind(sealed.ciphertext).bind(sealed.key_id)
+    }
 }

@@ -1,5 +1,6 @@
 //! [`LoginThrottle`] over Redis: one counter per subject, `P:admin:login:{<sha256 hex>}`, in a
-//! fixed window that the first failure opens (`SET NX PX`, then `INCR`).
+//! fixed window that the first failure opens (`SET NX PX`, then `INCR`); once-markers (a TOTP
+//! step used) as `P:admin:once:{<sha256 hex>}` with `SET NX PX`.
 
 use std::time::Duration;
 
@@ -54,5 +55,13 @@ impl LoginThrottle for RedisCoordination {
         let mut del = ::redis::cmd("DEL");
         del.arg(self.login_key(subject));
         self.connection.query::<i64>(&del).await.map(drop)
+    }
+
+    async fn claim_once(&self, marker: &str, ttl: Duration) -> Result<bool, CoordinationError> {
+        let key = format!("{}:admin:once:{{{}}}", self.settings.prefix, hex(&Sha256::digest(marker.as_bytes())));
+        let mut set = ::redis::cmd("SET");
+        set.arg(&key).arg(1).arg("PX").arg(duration_millis(ttl).max(1)).arg("NX");
+        let claimed: Option<String> = self.connection.query(&set).await?;
+        Ok(claimed.is_some())
     }
 }
