@@ -1,5 +1,6 @@
 //! The data plane end to end: one real gateway process per test.
 
+mod affinity;
 mod client_errors;
 mod drain;
 mod failover;

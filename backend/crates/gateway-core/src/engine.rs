@@ -3,6 +3,7 @@
 //! account choice and upstream call (with failover before the commit) → deliver through the
 //! commit barrier → terminal observation and accounting.
 
+pub mod affinity_hints;
 pub mod attempts;
 pub mod auth;
 pub mod candidates;
@@ -102,6 +103,8 @@ pub struct Engine {
     pub observations: ObservationQueue,
     pub prices: Arc<PriceTable>,
     pub settings: EngineSettings,
+    /// The account each session was last bound to, as this replica saw it.
+    pub affinity_hints: affinity_hints::AffinityHints,
 }
 
 impl Engine {

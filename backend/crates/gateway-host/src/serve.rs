@@ -31,7 +31,10 @@ pub enum ServeOutcome {
 
 /// Serves `router` on `listener` until `shutdown` is triggered, then drains.
 pub async fn serve(listener: TcpListener, router: Router, shutdown: Shutdown) -> ServeOutcome {
-    let builder = Builder::new(TokioExecutor::new());
+    let mut builder = Builder::new(TokioExecutor::new());
+    // Client requests are read whole before anything else happens and streamed answers are
+    // written event by event: a moderate buffer cap keeps thousands of open streams cheap.
+    builder.http1().max_buf_size(64 * 1024);
     let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
 

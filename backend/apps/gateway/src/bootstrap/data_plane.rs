@@ -157,6 +157,7 @@ pub async fn build(
         pins: storage.coordination.clone(),
         observations,
         prices: Arc::new(PriceTable::default()),
+        affinity_hints: Default::default(),
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
             lease_ttl: Duration::from_secs(config.engine.lease_ttl_seconds),

@@ -61,7 +61,17 @@ struct Attempts {
     recovered: HashSet<AccountId>,
     interval_waited: Duration,
     last_error: Option<ApiError>,
+    /// Accounts found ineligible by an acquire (cooling down, at cap): not offered again.
+    skipped: Vec<AccountId>,
+    skip_rounds: u32,
 }
+
+/// Candidates offered per acquire: choosing the least loaded of a few weighted random picks
+/// balances nearly as well as looking at all, and keeps the coordination script's work small
+/// however large the pool ("power of d choices").
+const CANDIDATES_PER_ACQUIRE: usize = 4;
+/// Further acquires when every offered candidate was ineligible.
+const MAX_SKIP_ROUNDS: u32 = 3;
 
 pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Accepted, ApiError> {
     let mut state = Attempts {
@@ -71,6 +81,8 @@ pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Ac
         recovered: HashSet::new(),
         interval_waited: Duration::ZERO,
         last_error: None,
+        skipped: Vec::new(),
+        skip_rounds: 0,
     };
     let result = run_steps(ctx, record, &mut state).await;
     if result.is_err()
@@ -128,7 +140,11 @@ async fn run_provider(
         let candidates = match ctx.only_account {
             Some(owner) if !state.tried.contains(&owner) => owner_candidate(ctx.snapshot, owner),
             Some(_) => Vec::new(),
-            None => candidates(ctx.snapshot, pool, strategy, &state.tried, now.unix_timestamp()),
+            None => {
+                let excluded: Vec<AccountId> = state.tried.iter().chain(&state.skipped).copied().collect();
+                let hint = affinity.and_then(|a| ctx.engine.affinity_hints.get(&a.key));
+                candidates(ctx.snapshot, pool, strategy, &excluded, now.unix_timestamp(), affinity.is_some(), hint)
+            }
         };
         if candidates.is_empty() {
             if ctx.only_account.is_some() {
@@ -178,9 +194,23 @@ async fn run_provider(
                     continue;
                 }
                 state.last_error = Some(no_account_for(&none));
+                // The candidates offered were all ineligible; when the pool holds more, offer
+                // the next ones (bounded), else move on.
+                if state.skip_rounds < MAX_SKIP_ROUNDS && pool.len() > state.tried.len() + state.skipped.len() {
+                    state.skip_rounds += 1;
+                    state.skipped.extend(none.verdicts.iter().map(|v| v.account));
+                    continue;
+                }
                 return Ok(None);
             }
         };
+        if let Some(affinity) = affinity {
+            let bound = match grant.affinity {
+                crate::coordination::AffinityOutcome::Bypassed { bound } => bound,
+                _ => grant.account.account,
+            };
+            ctx.engine.affinity_hints.remember(affinity.key, bound);
+        }
         match state.guard.as_mut() {
             Some(guard) => guard.replace_account(grant.account),
             None => state.guard = Some(LeaseGuard::new(ctx.engine.slots.clone(), grant.held())),
@@ -260,16 +290,29 @@ async fn run_provider(
     }
 }
 
-/// The accounts offered to the acquire step, in preference order.
+/// The accounts offered to the acquire step, in preference order: a few weighted picks
+/// ([`CANDIDATES_PER_ACQUIRE`]); with a session, the account this replica last saw bound to it
+/// first — and, when this replica knows no binding yet, a wider sample so the binding the
+/// coordination store holds is likely among them.
 fn candidates(
     snapshot: &RuntimeSnapshot,
     pool: &CandidatePool,
     strategy: RotationStrategy,
-    tried: &[AccountId],
+    excluded: &[AccountId],
     now_unix: i64,
+    affinity: bool,
+    hint: Option<AccountId>,
 ) -> Vec<AccountCandidate> {
     let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
-    pool.pick(strategy, MAX_CANDIDATES, tried, now_unix)
+    let first = hint.and_then(|h| pool.usable_member(h, excluded, now_unix));
+    let k = match (affinity, first) {
+        (true, None) => MAX_CANDIDATES,
+        _ => CANDIDATES_PER_ACQUIRE,
+    };
+    let mut indices: Vec<usize> = first.into_iter().collect();
+    let more: Vec<AccountId> = excluded.iter().copied().chain(hint).collect();
+    indices.extend(pool.pick(strategy, k - indices.len(), &more, now_unix));
+    indices
         .into_iter()
         .map(|index| {
             let account = &snapshot.accounts()[index];

@@ -39,6 +39,8 @@ pub struct CandidatePool {
     /// Members ordered for `sticky` (heaviest, then oldest first).
     by_weight: Vec<usize>,
     cursor: AtomicUsize,
+    /// Member position by account id.
+    positions: std::collections::HashMap<AccountId, usize>,
 }
 
 /// Retry an exhausted account whose reset time is unknown after this long.
@@ -82,7 +84,15 @@ impl CandidatePool {
         });
         let mut by_weight: Vec<usize> = (0..members.len()).collect();
         by_weight.sort_by_key(|i| (u32::MAX - members[*i].weight, members[*i].id));
-        Self { members, alias, by_reset, by_weight, cursor: AtomicUsize::new(fastrand::usize(..usize::MAX / 2)) }
+        let positions = members.iter().enumerate().map(|(i, m)| (m.id, i)).collect();
+        Self {
+            members,
+            alias,
+            by_reset,
+            by_weight,
+            cursor: AtomicUsize::new(fastrand::usize(..usize::MAX / 2)),
+            positions,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -95,6 +105,13 @@ impl CandidatePool {
 
     fn usable(&self, member: &Member, excluded: &[AccountId], now_unix: i64) -> bool {
         !excluded.contains(&member.id) && member.exhausted_until.is_none_or(|until| until <= now_unix)
+    }
+
+    /// The snapshot index of `account` when it is a usable member of this pool.
+    pub fn usable_member(&self, account: AccountId, excluded: &[AccountId], now_unix: i64) -> Option<usize> {
+        let position = *self.positions.get(&account)?;
+        let member = &self.members[position];
+        self.usable(member, excluded, now_unix).then_some(member.index)
     }
 
     /// Up to `k` snapshot indices in preference order.

@@ -23,6 +23,9 @@ use tokio::net::TcpStream;
 pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
 
+/// Read buffer of an upstream connection (SSE events are small; bigger chunks take more reads).
+const READ_BUFFER: usize = 8 * 1024;
+
 type Driver = Pin<Box<Connection<TokioIo<Box<dyn Io>>, Full<Bytes>>>>;
 
 struct Conn {
@@ -131,7 +134,11 @@ impl Http1Client {
                     Box::new(tls.connect(name, tcp).await.map_err(|e| SendError::NotSent(format!("TLS failed: {e}")))?)
                 }
             };
-            let (sender, driver) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+            // A fixed, small read buffer: a stream reads one event at a time, and thousands of
+            // open streams must not each hold a grown buffer.
+            let (sender, driver) = hyper::client::conn::http1::Builder::new()
+                .read_buf_exact_size(Some(READ_BUFFER))
+                .handshake(TokioIo::new(io))
                 .await
                 .map_err(|e| SendError::NotSent(format!("HTTP handshake failed: {e}")))?;
             Ok(Conn { sender, driver: Box::pin(driver), idle_since: Instant::now() })
