@@ -141,6 +141,9 @@ pub enum FailureClass {
     /// The upstream refused the request itself (4xx about the body): the client gets the error
     /// and nothing is retried.
     Rejected(Box<ApiError>),
+    /// This gateway ran out of local resources (descriptors, ports): the account is not to
+    /// blame, nothing is cooled down, the client is told to retry.
+    GatewayOverloaded,
     /// The state a `previous_response_id` needs is gone (no live socket holds it, or the
     /// upstream answered `previous_response_not_found`): the client must resend the history.
     ContinuationLost,
@@ -181,6 +184,7 @@ impl AttemptFailure {
             FailureClass::Ambiguous => "upstream_ambiguous",
             FailureClass::Rejected(_) => "upstream_rejected",
             FailureClass::ContinuationLost => "previous_response_not_found",
+            FailureClass::GatewayOverloaded => "gateway_overloaded",
         }
     }
 }

@@ -29,6 +29,7 @@ pub enum ErrorCode {
     NotFound,
     MethodNotAllowed,
     ShuttingDown,
+    GatewayOverloaded,
     InternalError,
 }
 
@@ -57,6 +58,7 @@ impl ErrorCode {
             Self::NotFound => (404, INVALID, "not_found"),
             Self::MethodNotAllowed => (405, INVALID, "method_not_allowed"),
             Self::ShuttingDown => (503, "server_error", "shutting_down"),
+            Self::GatewayOverloaded => (503, "server_error", "gateway_overloaded"),
             Self::InternalError => (500, "server_error", "internal_error"),
         }
     }

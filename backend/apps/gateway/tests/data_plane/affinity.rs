@@ -8,7 +8,7 @@ use crate::gateway::Gateway;
 
 #[tokio::test]
 async fn a_session_stays_on_its_account_in_a_large_pool() {
-    let accounts = (0..12).map(|i| AccountSpec::openai(&format!("acct-{i}"))).collect();
+    let accounts = (0..12).map(|i| AccountSpec::openai(format!("acct-{i}"))).collect();
     let gateway = Gateway::start(accounts).await;
     let mut served = Vec::new();
     for _ in 0..8 {

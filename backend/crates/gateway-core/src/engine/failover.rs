@@ -11,6 +11,7 @@
 //! | 5xx, connect failed | cooldown 30 s, next account |
 //! | ambiguous (timeout/reset after the write) | never replayed: the client gets the error |
 //! | rejected (the request itself) | the client gets the upstream's 4xx |
+//! | gateway out of descriptors/ports | 503 `gateway_overloaded`; no account is blamed |
 
 use std::time::Duration;
 
@@ -60,6 +61,10 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
     match &failure.class {
         FailureClass::Rejected(error) => Next::Fail((**error).clone()),
         FailureClass::ContinuationLost => Next::Fail(previous_response_not_found()),
+        FailureClass::GatewayOverloaded => Next::Fail(
+            ApiError::new(ErrorCode::GatewayOverloaded, "The gateway is out of connections; try again shortly.")
+                .with_retry_after(1),
+        ),
         FailureClass::Unauthorized if !recovered => Next::RecoverAndRetry,
         FailureClass::Unauthorized => {
             Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAUTHORIZED_COOLDOWN }))

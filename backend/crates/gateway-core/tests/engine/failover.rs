@@ -71,3 +71,12 @@ fn a_refused_request_reaches_the_client_as_it_is() {
     let f = failure(FailureClass::Rejected(Box::new(error.clone())), SendState::Sent);
     assert_eq!(decide(&f, false, "m", OffsetDateTime::now_utc()), Next::Fail(error));
 }
+
+#[test]
+fn running_out_of_local_connections_blames_no_account() {
+    let f = failure(FailureClass::GatewayOverloaded, SendState::NotSent);
+    match decide(&f, false, "m", OffsetDateTime::now_utc()) {
+        Next::Fail(error) => assert_eq!(error.code, ErrorCode::GatewayOverloaded),
+        other => panic!("expected a failure without feedback, got {other:?}"),
+    }
+}

@@ -41,6 +41,14 @@ pub enum SendError {
     NotSent(String),
     /// The request may have reached the server.
     Ambiguous(String),
+    /// This process ran out of descriptors or local ports: not the upstream's fault.
+    LocalResources(String),
+}
+
+/// Connect errors that say this host is out of resources rather than the upstream failing.
+fn local_exhaustion(error: &std::io::Error) -> bool {
+    // EMFILE, ENFILE, EADDRNOTAVAIL, ENOBUFS
+    matches!(error.raw_os_error(), Some(24 | 23 | 99 | 105))
 }
 
 pub struct Http1Client {
@@ -122,9 +130,13 @@ impl Http1Client {
 
     async fn connect(&self) -> Result<Conn, SendError> {
         let connecting = async {
-            let tcp = TcpStream::connect((self.host.as_str(), self.port))
-                .await
-                .map_err(|e| SendError::NotSent(format!("cannot connect: {e}")))?;
+            let tcp = TcpStream::connect((self.host.as_str(), self.port)).await.map_err(|e| {
+                if local_exhaustion(&e) {
+                    SendError::LocalResources(format!("cannot connect: {e}"))
+                } else {
+                    SendError::NotSent(format!("cannot connect: {e}"))
+                }
+            })?;
             let _ = tcp.set_nodelay(true);
             let io: Box<dyn Io> = match &self.tls {
                 None => Box::new(tcp),

@@ -196,6 +196,14 @@ impl Transport {
                     "cannot connect upstream",
                 ));
             }
+            Ok(Err(SendError::LocalResources(reason))) => {
+                tracing::warn!(%reason, "the gateway is out of connection resources");
+                return Err(AttemptFailure::new(
+                    FailureClass::GatewayOverloaded,
+                    SendState::NotSent,
+                    "the gateway is out of connections",
+                ));
+            }
             Ok(Err(SendError::Ambiguous(reason))) => {
                 tracing::debug!(%reason, "upstream exchange failed");
                 return Err(AttemptFailure::new(
