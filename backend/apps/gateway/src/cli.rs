@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use gateway_core::domain::{ClientKeyLimits, NanoUsd};
 use gateway_host::config::{ConfigSource, load};
 
 use crate::commands;
@@ -120,6 +121,18 @@ pub enum KeyCommand {
         /// Requests per minute allowed.
         #[arg(long)]
         rpm: Option<u32>,
+        /// Tokens the key may use per UTC day.
+        #[arg(long)]
+        daily_tokens: Option<u64>,
+        /// Tokens the key may use per UTC month.
+        #[arg(long)]
+        monthly_tokens: Option<u64>,
+        /// US dollars the key may spend per UTC day (e.g. 2.50).
+        #[arg(long, value_parser = parse_usd)]
+        daily_usd: Option<NanoUsd>,
+        /// US dollars the key may spend per UTC month.
+        #[arg(long, value_parser = parse_usd)]
+        monthly_usd: Option<NanoUsd>,
         /// Comma-separated model allowlist.
         #[arg(long, value_delimiter = ',')]
         models: Option<Vec<String>>,
@@ -187,11 +200,29 @@ pub fn main() -> ExitCode {
                 Command::Settings(SettingsCommand::Set { assignments }) => {
                     run(commands::settings_set(config, assignments))
                 }
-                Command::Key(KeyCommand::Create { name, concurrency, rpm, models, groups, expires_days, count }) => {
+                Command::Key(KeyCommand::Create {
+                    name,
+                    concurrency,
+                    rpm,
+                    daily_tokens,
+                    monthly_tokens,
+                    daily_usd,
+                    monthly_usd,
+                    models,
+                    groups,
+                    expires_days,
+                    count,
+                }) => {
                     let options = commands::KeyOptions {
                         name,
-                        concurrency,
-                        requests_per_minute: rpm,
+                        limits: ClientKeyLimits {
+                            max_concurrency: concurrency,
+                            requests_per_minute: rpm,
+                            daily_token_budget: daily_tokens,
+                            monthly_token_budget: monthly_tokens,
+                            daily_cost_budget: daily_usd,
+                            monthly_cost_budget: monthly_usd,
+                        },
                         models,
                         groups,
                         expires_days,
@@ -203,6 +234,23 @@ pub fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// A positive amount of US dollars with at most nine decimals (`2`, `0.25`) as nano-USD.
+pub fn parse_usd(text: &str) -> Result<NanoUsd, String> {
+    let invalid = || format!("{text:?} is not an amount of US dollars like 2.50");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 9 {
+        return Err(invalid());
+    }
+    let whole: i64 = whole.parse().map_err(|_| invalid())?;
+    let fraction: i64 = format!("{fraction:0<9}").parse().map_err(|_| invalid())?;
+    let nano = whole.checked_mul(NanoUsd::PER_USD).and_then(|w| w.checked_add(fraction)).ok_or_else(invalid)?;
+    if nano == 0 {
+        return Err(format!("{text:?}: a budget must be more than zero"));
+    }
+    Ok(NanoUsd(nano))
 }
 
 /// Key ids name the key in each ciphertext: `k` + the creation date.

@@ -112,8 +112,7 @@ fn write_private(path: &str, text: &str) -> Result<(), StartError> {
 /// Limits of a new key, from the command line.
 pub struct KeyOptions {
     pub name: String,
-    pub concurrency: Option<u32>,
-    pub requests_per_minute: Option<u32>,
+    pub limits: ClientKeyLimits,
     pub models: Option<Vec<String>>,
     pub groups: Vec<i64>,
     pub expires_days: Option<u32>,
@@ -127,11 +126,7 @@ pub async fn key_create(config: Config, options: KeyOptions) -> Result<(), Start
     let spec = KeySpec {
         name: options.name,
         expires_at: options.expires_days.map(|d| time::OffsetDateTime::now_utc() + time::Duration::days(i64::from(d))),
-        limits: ClientKeyLimits {
-            max_concurrency: options.concurrency,
-            requests_per_minute: options.requests_per_minute,
-            ..ClientKeyLimits::default()
-        },
+        limits: options.limits,
         allowed_models: options.models,
         groups: options.groups.into_iter().map(GroupId).collect(),
     };

@@ -2,3 +2,4 @@
 //! are tested end to end in `data_plane`.)
 
 mod config_errors;
+mod key_options;

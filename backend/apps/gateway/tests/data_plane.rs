@@ -1,6 +1,7 @@
 //! The data plane end to end: one real gateway process per test.
 
 mod affinity;
+mod budgets;
 mod client_errors;
 mod drain;
 mod failover;

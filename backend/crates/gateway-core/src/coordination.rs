@@ -8,8 +8,8 @@
 //!
 //! Hot-path budget (SPEC §3): before the upstream send a request calls
 //! [`RequestSlots::acquire`] once — admission, provider circuit, account choice, request
-//! interval and session affinity in one round trip — and after the response
-//! [`RequestSlots::release`] once.
+//! interval, session affinity and the key's spend budgets in one round trip — and after the
+//! response [`RequestSlots::release`] once (which also adds the request's spend).
 
 pub mod account_slots;
 pub mod acquire;
@@ -30,7 +30,7 @@ pub use acquire::{
     AcquireOutcome, AcquireRequest, AffinityOutcome, AffinityRequest, CandidateVerdict, Grant, HeldLeases, LeaseStatus,
     NoAccount, ReleaseOutcome, ReleaseRequest, RenewOutcome, ReplacedAttempt, RequestSlots,
 };
-pub use admission::{AdmissionDenial, AdmissionLease, AdmissionLimits};
+pub use admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, BudgetKind, Spend, SpendBudgets, SpendPeriod};
 pub use affinity::{AffinityKey, RebindOutcome, SessionAffinity, SessionSignal, SignalRejected, SignalSource};
 pub use circuit::{CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, ProviderCircuits};
 pub use continuation::{ContinuationPin, ContinuationPins, PinLookup, PinScope, PinWrite};

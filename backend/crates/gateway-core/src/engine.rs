@@ -3,6 +3,7 @@
 //! account choice and upstream call (with failover before the commit) → deliver through the
 //! commit barrier → terminal observation and accounting.
 
+pub mod admission;
 pub mod affinity_hints;
 pub mod attempts;
 pub mod auth;

@@ -70,6 +70,8 @@ fn now_ms() -> u64 {
 #[derive(Default)]
 struct State {
     admission: HashMap<ClientKeyId, ClientAdmission>,
+    /// What each key's finished requests spent per UTC day and month.
+    spend: HashMap<SpendWindow, Spent>,
     accounts: HashMap<AccountId, AccountState>,
     affinity: HashMap<AffinityKey, Expiring<AccountId>>,
     circuits: HashMap<ProviderKind, CircuitRecord>,
@@ -100,6 +102,11 @@ impl State {
             admission.trim(now);
             !admission.slots.is_empty() || !admission.recent.is_empty()
         });
+        let current = spend_period_at(now);
+        self.spend.retain(|window, _| match window.period {
+            SpendWindowPeriod::Day(day) => day + 1 >= current.day,
+            SpendWindowPeriod::Month(month) => month + 1 >= current.month,
+        });
         for account in self.accounts.values_mut() {
             account.slots.retain(|_, expiry| *expiry > now);
             account.exclusions.retain(|_, until| *until > now);
@@ -109,6 +116,33 @@ impl State {
     fn account(&mut self, account: AccountId) -> &mut AccountState {
         self.accounts.entry(account).or_default()
     }
+}
+
+/// One client key's spend counters for one UTC day or month.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct SpendWindow {
+    client_key: ClientKeyId,
+    period: SpendWindowPeriod,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SpendWindowPeriod {
+    Day(i32),
+    Month(i32),
+}
+
+#[derive(Default, Clone, Copy)]
+struct Spent {
+    tokens: u64,
+    /// nano-USD
+    cost: u64,
+}
+
+/// The budget period of a store-clock instant (milliseconds since the epoch).
+fn spend_period_at(now: u64) -> gateway_core::coordination::SpendPeriod {
+    let seconds = i64::try_from(now / 1000).unwrap_or(i64::MAX);
+    let instant = time::OffsetDateTime::from_unix_timestamp(seconds).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    gateway_core::coordination::SpendPeriod::at(instant)
 }
 
 struct Expiring<T> {

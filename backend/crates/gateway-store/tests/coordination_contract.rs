@@ -2,6 +2,7 @@
 //! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
 
 pub mod affinity;
+pub mod budgets;
 pub mod circuit;
 pub mod continuation;
 pub mod cooldown;
@@ -13,6 +14,7 @@ pub mod slot_lifetimes;
 pub mod slots;
 
 pub use affinity::*;
+pub use budgets::*;
 pub use circuit::*;
 pub use continuation::*;
 pub use cooldown::*;
@@ -43,6 +45,8 @@ macro_rules! coordination_contract_suite {
             racing_tasks_never_exceed_the_cap,
             admission_limits_concurrency_and_rate,
             refused_acquire_records_nothing,
+            spend_budgets_refuse_once_spent,
+            spend_counts_before_a_budget_is_set,
             request_interval_spaces_starts,
             no_account_reports_each_reason,
             leaked_slot_expires_and_stale_token_is_rejected,

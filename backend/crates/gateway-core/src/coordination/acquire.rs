@@ -11,7 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::account_slots::{AccountCandidate, AccountFeedback, AccountLease, Ineligible, PickStrategy};
-use super::admission::{AdmissionDenial, AdmissionLease, AdmissionLimits};
+use super::admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, Spend};
 use super::affinity::AffinityKey;
 use super::{CoordinationError, UnixMillis};
 use crate::domain::{AccountId, ProviderKind, RequestId};
@@ -174,6 +174,8 @@ pub struct ReleaseRequest {
     pub leases: HeldLeases,
     /// Applied to the account of `leases.account` even if its slot had already expired.
     pub feedback: Option<AccountFeedback>,
+    /// What the finished request spent, added to its key's day and month counters.
+    pub spend: Option<Spend>,
 }
 
 /// Whether a lease was still held when renewed or released.
@@ -208,7 +210,7 @@ pub trait RequestSlots: Send + Sync {
     /// Extend the TTL of held slots (long streams). A lost slot is not resurrected.
     async fn renew(&self, leases: &HeldLeases, ttl: Duration) -> Result<RenewOutcome, CoordinationError>;
 
-    /// Free the slots and apply the account feedback, in one round trip.
+    /// Free the slots, apply the account feedback and add the spend, in one round trip.
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError>;
 
     /// Whether `lease` still names a live slot: the fencing check a holder makes before a write

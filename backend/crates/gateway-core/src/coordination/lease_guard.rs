@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{
     AccountFeedback, AccountLease, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, RenewOutcome,
-    RequestSlots,
+    RequestSlots, Spend,
 };
 
 pub struct LeaseGuard {
@@ -44,9 +44,19 @@ impl LeaseGuard {
     }
 
     /// Releases now, applying `feedback` to the account.
-    pub async fn release(mut self, feedback: Option<AccountFeedback>) -> Result<ReleaseOutcome, CoordinationError> {
+    pub async fn release(self, feedback: Option<AccountFeedback>) -> Result<ReleaseOutcome, CoordinationError> {
+        self.release_spent(feedback, None).await
+    }
+
+    /// Releases now, applying `feedback` to the account and adding the request's `spend` to
+    /// its client key's budget counters.
+    pub async fn release_spent(
+        mut self,
+        feedback: Option<AccountFeedback>,
+        spend: Option<Spend>,
+    ) -> Result<ReleaseOutcome, CoordinationError> {
         let leases = self.held.take().unwrap_or_default();
-        self.slots.release(&ReleaseRequest { leases, feedback }).await
+        self.slots.release(&ReleaseRequest { leases, feedback, spend }).await
     }
 }
 
@@ -61,7 +71,7 @@ impl Drop for LeaseGuard {
         // Detached on purpose: the owner is gone; the release is bounded by the adapter's
         // command timeout and the slots' TTL is the backstop.
         drop(runtime.spawn(async move {
-            if let Err(error) = slots.release(&ReleaseRequest { leases, feedback: None }).await {
+            if let Err(error) = slots.release(&ReleaseRequest { leases, feedback: None, spend: None }).await {
                 tracing::warn!(%error, "release of dropped lease guard failed; slots expire by TTL");
             }
         }));

@@ -13,6 +13,7 @@ use gateway_protocol::request::RequestBody;
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
+use super::admission::{admission_error, admission_limits};
 use super::candidates::CandidatePool;
 use super::failover::{self, Next};
 use super::record::RequestRecord;
@@ -20,9 +21,8 @@ use super::route_plan::RoutePlan;
 use super::{Engine, InboundRequest};
 use crate::coordination::acquire::MAX_CANDIDATES;
 use crate::coordination::{
-    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLimits,
-    AffinityRequest, CoordinationError, CoordinationErrorKind, LeaseGuard, NoAccount, PickStrategy, ReplacedAttempt,
-    SessionSignal,
+    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, CoordinationError,
+    CoordinationErrorKind, LeaseGuard, NoAccount, PickStrategy, ReplacedAttempt, SessionSignal,
 };
 use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
@@ -156,7 +156,7 @@ async fn run_provider(
             request: record.id,
             provider: kind,
             model: ctx.plan.upstream_model.clone(),
-            admission: if state.guard.is_none() { admission_limits(ctx.key) } else { None },
+            admission: if state.guard.is_none() { admission_limits(ctx.key, record.spend_period) } else { None },
             candidates,
             strategy: if strategy == RotationStrategy::Smart {
                 PickStrategy::LeastInFlight
@@ -173,7 +173,7 @@ async fn run_provider(
         };
         let grant = match ctx.engine.slots.acquire(&request).await.map_err(coordination_error)? {
             AcquireOutcome::Granted(grant) => grant,
-            AcquireOutcome::AdmissionDenied(denial) => return Err(admission_error(denial)),
+            AcquireOutcome::AdmissionDenied(denial) => return Err(admission_error(denial, record.spend_period)),
             AcquireOutcome::CircuitOpen { .. } => {
                 state.last_error = Some(no_account_error());
                 return Ok(None);
@@ -333,29 +333,6 @@ fn owner_candidate(snapshot: &RuntimeSnapshot, owner: AccountId) -> Vec<AccountC
         })
         .into_iter()
         .collect()
-}
-
-fn admission_limits(key: &KeyEntry) -> Option<AdmissionLimits> {
-    let limits = &key.record.limits;
-    (limits.max_concurrency.is_some() || limits.requests_per_minute.is_some()).then_some(AdmissionLimits {
-        client_key: key.record.id,
-        max_concurrency: limits.max_concurrency,
-        requests_per_minute: limits.requests_per_minute,
-    })
-}
-
-fn admission_error(denial: AdmissionDenial) -> ApiError {
-    match denial {
-        AdmissionDenial::Concurrency { limit, .. } => ApiError::new(
-            ErrorCode::ConcurrencyLimitExceeded,
-            format!("This API key allows {limit} concurrent requests; wait for one to finish."),
-        )
-        .with_retry_after(1),
-        AdmissionDenial::RequestsPerMinute { limit, retry_after } => {
-            ApiError::new(ErrorCode::RateLimitExceeded, format!("This API key allows {limit} requests per minute."))
-                .with_retry_after(retry_after.as_secs_f64().ceil() as u64)
-        }
-    }
 }
 
 pub(crate) fn coordination_error(error: CoordinationError) -> ApiError {

@@ -23,7 +23,7 @@ use super::EngineSettings;
 use super::attempts::Accepted;
 use super::record::{Outcome, RequestRecord};
 use crate::accounting::{PriceTable, token_usage};
-use crate::coordination::{LeaseGuard, RequestSlots};
+use crate::coordination::{LeaseGuard, RequestSlots, Spend};
 use crate::domain::{AccountId, RequestStatus};
 use crate::observation::Observation;
 use crate::provider::{FrameStream, StreamFailure, UpstreamEvent};
@@ -257,10 +257,16 @@ impl Delivery {
             upstream_model: Some(model),
             client_response_id: self.facts.response_id.as_ref().map(|id| id.as_bytes().to_vec()),
         };
+        let spend = outcome.usage.as_ref().map(|usage| Spend {
+            client_key: self.record.client_key,
+            period: self.record.spend_period,
+            tokens: usage.total_tokens,
+            cost: outcome.cost.unwrap_or_default(),
+        });
         self.record.finish(status, outcome);
         if let Some(guard) = self.guard.take() {
             tokio::spawn(async move {
-                let _ = guard.release(None).await;
+                let _ = guard.release_spent(None, spend).await;
             });
         }
     }

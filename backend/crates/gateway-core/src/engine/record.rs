@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
+use crate::coordination::SpendPeriod;
 use crate::domain::{
     AccountId, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart, RequestStatus,
     RequestUpdate, RoutingSnapshot, SendState, TokenUsage, Transport,
@@ -57,6 +58,9 @@ pub struct Outcome {
 
 pub struct RequestRecord {
     pub id: RequestId,
+    pub client_key: ClientKeyId,
+    /// The UTC day and month the request's spend counts towards (fixed at its start).
+    pub spend_period: SpendPeriod,
     started: Instant,
     attempts: Vec<AttemptRecord>,
     watermark: SendState,
@@ -96,6 +100,8 @@ impl RequestRecord {
         })));
         Self {
             id,
+            client_key,
+            spend_period: SpendPeriod::at(now),
             started: Instant::now(),
             attempts: Vec::new(),
             watermark: SendState::NotSent,

@@ -6,13 +6,14 @@ use async_trait::async_trait;
 use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
-    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
-    CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
-    PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, UnixMillis,
+    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AdmissionLimits,
+    AffinityOutcome, BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible,
+    LeaseStatus, NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, Spend,
+    SpendPeriod, UnixMillis,
 };
-use gateway_core::domain::AccountId;
+use gateway_core::domain::{AccountId, ClientKeyId};
 
-use super::{Expiring, MemoryCoordination, Phase, State};
+use super::{Expiring, MemoryCoordination, Phase, SpendWindow, SpendWindowPeriod, State};
 
 #[async_trait]
 impl RequestSlots for MemoryCoordination {
@@ -58,6 +59,9 @@ impl RequestSlots for MemoryCoordination {
                 released(removed, now)
             }
         };
+        if let Some(spend) = release.spend {
+            add_spend(&mut state, &spend);
+        }
         Ok(ReleaseOutcome { admission, account })
     }
 
@@ -66,6 +70,38 @@ impl RequestSlots for MemoryCoordination {
         let live = state.account(lease.account).slots.get(&lease.token.0).is_some_and(|expiry| *expiry > now);
         Ok(if live { LeaseStatus::Held } else { LeaseStatus::Lost })
     }
+}
+
+fn spend_windows(client_key: ClientKeyId, period: SpendPeriod) -> [SpendWindow; 2] {
+    [
+        SpendWindow { client_key, period: SpendWindowPeriod::Day(period.day) },
+        SpendWindow { client_key, period: SpendWindowPeriod::Month(period.month) },
+    ]
+}
+
+fn add_spend(state: &mut State, spend: &Spend) {
+    let cost = u64::try_from(spend.cost.0).unwrap_or(0);
+    for window in spend_windows(spend.client_key, spend.period) {
+        let spent = state.spend.entry(window).or_default();
+        spent.tokens = spent.tokens.saturating_add(spend.tokens);
+        spent.cost = spent.cost.saturating_add(cost);
+    }
+}
+
+/// The first spent budget, in the order daily tokens, monthly tokens, daily cost, monthly cost.
+fn budget_denial(state: &State, limits: &AdmissionLimits) -> Option<AdmissionDenial> {
+    let [day, month] = spend_windows(limits.client_key, limits.period)
+        .map(|window| state.spend.get(&window).copied().unwrap_or_default());
+    BudgetKind::ALL.into_iter().find_map(|kind| {
+        let limit = kind.limit(&limits.budgets)?;
+        let spent = match kind {
+            BudgetKind::DailyTokens => day.tokens,
+            BudgetKind::MonthlyTokens => month.tokens,
+            BudgetKind::DailyCost => day.cost,
+            BudgetKind::MonthlyCost => month.cost,
+        };
+        (spent >= limit).then_some(AdmissionDenial::Budget { kind, limit, spent })
+    })
 }
 
 fn renew_slot(slot: Option<&mut u64>, now: u64, expiry: u64) -> LeaseStatus {
@@ -136,6 +172,9 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
                 limit,
                 retry_after: Duration::from_millis(retry),
             });
+        }
+        if let Some(denial) = budget_denial(state, &limits) {
+            return AcquireOutcome::AdmissionDenied(denial);
         }
     }
     // 4. Verdicts.

@@ -7,13 +7,18 @@ use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
-    CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
+    BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
     PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, UnixMillis,
 };
 use gateway_core::domain::AccountId;
 
 use super::RedisCoordination;
 use super::reply::Reply;
+
+/// How long a day's spend counters outlive their last write (the day is over by then).
+const SPEND_DAY_LIFETIME_MS: u64 = 2 * 86_400_000;
+/// How long a month's spend counters outlive their last write (longer than any month).
+const SPEND_MONTH_LIFETIME_MS: u64 = 40 * 86_400_000;
 
 #[async_trait]
 impl RequestSlots for RedisCoordination {
@@ -23,6 +28,13 @@ impl RequestSlots for RedisCoordination {
         let (admission_slots, admission_rpm) = match request.admission {
             Some(limits) => (keys.admission_slots(limits.client_key), keys.admission_rpm(limits.client_key)),
             None => (keys.unused(), keys.unused()),
+        };
+        let (spend_day, spend_month) = match request.admission {
+            Some(limits) if !limits.budgets.is_unlimited() => (
+                keys.spend_day(limits.client_key, limits.period.day),
+                keys.spend_month(limits.client_key, limits.period.month),
+            ),
+            _ => (keys.unused(), keys.unused()),
         };
         let affinity_key = request.affinity.map_or_else(|| keys.unused(), |a| keys.affinity(&a.key));
         let replaced_account = request.replaces.as_ref().map(|r| r.lease.account);
@@ -40,6 +52,7 @@ impl RequestSlots for RedisCoordination {
             }
             None => call.key(keys.unused()).key(keys.unused()).key(keys.unused()),
         };
+        call = call.key(spend_day).key(spend_month);
         for candidate in &request.candidates {
             call = call
                 .key(keys.account(candidate.account))
@@ -66,6 +79,10 @@ impl RequestSlots for RedisCoordination {
             .arg(feedback_ms)
             .arg(feedback_model)
             .arg(MAX_MODEL_EXCLUSIONS);
+        let budgets = request.admission.map(|a| a.budgets).unwrap_or_default();
+        for kind in BudgetKind::ALL {
+            call = call.arg(kind.limit(&budgets).map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX)));
+        }
         for candidate in &request.candidates {
             call = call
                 .arg(candidate.account.to_string())
@@ -103,6 +120,13 @@ impl RequestSlots for RedisCoordination {
         };
         let feedback = release.leases.account.and(release.feedback.as_ref());
         let (kind, ms, model) = feedback_args(feedback);
+        let (spend_day, spend_month) = match release.spend {
+            Some(spend) => (
+                self.keys.spend_day(spend.client_key, spend.period.day),
+                self.keys.spend_month(spend.client_key, spend.period.month),
+            ),
+            None => (self.keys.unused(), self.keys.unused()),
+        };
         let value = self
             .scripts
             .release
@@ -111,12 +135,18 @@ impl RequestSlots for RedisCoordination {
             .key(account_key)
             .key(slots_key)
             .key(exclusions_key)
+            .key(spend_day)
+            .key(spend_month)
             .arg(request)
             .arg(token)
             .arg(kind)
             .arg(ms)
             .arg(model)
             .arg(MAX_MODEL_EXCLUSIONS)
+            .arg(release.spend.map_or_else(String::new, |spend| spend.tokens.to_string()))
+            .arg(release.spend.map_or(0, |spend| spend.cost.0.max(0)))
+            .arg(SPEND_DAY_LIFETIME_MS)
+            .arg(SPEND_MONTH_LIFETIME_MS)
             .invoke(&self.connection)
             .await?;
         let mut reply = Reply::new(self.scripts.release.name, value)?;
@@ -206,17 +236,21 @@ fn parse_acquire(reply: &mut Reply, request: &AcquireRequest) -> Result<AcquireO
         }
         "admission" => {
             let which = reply.text()?;
-            let limit = reply.u32()?;
-            match which.as_str() {
-                "concurrency" => {
-                    Ok(AcquireOutcome::AdmissionDenied(AdmissionDenial::Concurrency { limit, in_flight: reply.u32()? }))
-                }
-                "rate" => Ok(AcquireOutcome::AdmissionDenied(AdmissionDenial::RequestsPerMinute {
-                    limit,
+            let denial = match which.as_str() {
+                "concurrency" => AdmissionDenial::Concurrency { limit: reply.u32()?, in_flight: reply.u32()? },
+                "rate" => AdmissionDenial::RequestsPerMinute {
+                    limit: reply.u32()?,
                     retry_after: Duration::from_millis(reply.u64()?),
-                })),
-                unknown => Err(reply.unknown(unknown)),
-            }
+                },
+                "budget" => {
+                    let (limit, spent) = (reply.u64()?, reply.u64()?);
+                    let kind_text = reply.text()?;
+                    let kind = BudgetKind::parse(&kind_text).ok_or_else(|| reply.unknown(&kind_text))?;
+                    AdmissionDenial::Budget { kind, limit, spent }
+                }
+                unknown => return Err(reply.unknown(unknown)),
+            };
+            Ok(AcquireOutcome::AdmissionDenied(denial))
         }
         "circuit" => Ok(AcquireOutcome::CircuitOpen { until: UnixMillis(reply.u64()?) }),
         "none" => {

@@ -37,6 +37,17 @@ impl KeyLayout {
         format!("{}:adm:{key}:rpm", self.hot)
     }
 
+    /// Hash `tokens`, `cost` (nano-USD): what the key's finished requests spent on one UTC day
+    /// (days since the epoch).
+    pub(crate) fn spend_day(&self, key: ClientKeyId, day: i32) -> String {
+        format!("{}:adm:{key}:spend:d:{day}", self.hot)
+    }
+
+    /// Hash `tokens`, `cost` (nano-USD) for one UTC month (months since 1970-01).
+    pub(crate) fn spend_month(&self, key: ClientKeyId, month: i32) -> String {
+        format!("{}:adm:{key}:spend:m:{month}", self.hot)
+    }
+
     /// Hash: `fence`, `last_start`, `cool_until`.
     pub(crate) fn account(&self, account: AccountId) -> String {
         format!("{}:acct:{account}", self.hot)

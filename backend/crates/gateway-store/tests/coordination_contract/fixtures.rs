@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use anyhow::bail;
 use gateway_core::coordination::{
-    AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, Grant, HeldLeases, PickStrategy, ReleaseRequest,
-    RequestSlots,
+    AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, AdmissionLimits, Grant, HeldLeases, PickStrategy,
+    ReleaseRequest, RequestSlots, SpendBudgets, SpendPeriod,
 };
-use gateway_core::domain::{AccountId, ProviderKind, RequestId};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId};
 
 /// Deadline for conditions that depend on TTL expiry (generous for a loaded 2-core machine).
 pub const EXPIRY_DEADLINE: Duration = Duration::from_secs(10);
@@ -35,6 +35,21 @@ pub fn request(candidates: Vec<AccountCandidate>) -> AcquireRequest {
     }
 }
 
+/// Admission limits of `client_key` without budgets, in today's budget period.
+pub fn limits(
+    client_key: ClientKeyId,
+    max_concurrency: Option<u32>,
+    requests_per_minute: Option<u32>,
+) -> AdmissionLimits {
+    AdmissionLimits {
+        client_key,
+        max_concurrency,
+        requests_per_minute,
+        budgets: SpendBudgets::default(),
+        period: SpendPeriod::at(time::OffsetDateTime::now_utc()),
+    }
+}
+
 pub fn granted(outcome: AcquireOutcome) -> anyhow::Result<Grant> {
     match outcome {
         AcquireOutcome::Granted(grant) => Ok(grant),
@@ -43,12 +58,12 @@ pub fn granted(outcome: AcquireOutcome) -> anyhow::Result<Grant> {
 }
 
 pub async fn release<C: RequestSlots + ?Sized>(port: &C, grant: &Grant) -> anyhow::Result<()> {
-    port.release(&ReleaseRequest { leases: grant.held(), feedback: None }).await?;
+    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None }).await?;
     Ok(())
 }
 
 pub async fn release_account<C: RequestSlots + ?Sized>(port: &C, lease: AccountLease) -> anyhow::Result<()> {
     let leases = HeldLeases { admission: None, account: Some(lease) };
-    port.release(&ReleaseRequest { leases, feedback: None }).await?;
+    port.release(&ReleaseRequest { leases, feedback: None, spend: None }).await?;
     Ok(())
 }

@@ -5,12 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, ensure};
-use gateway_core::coordination::{
-    AcquireOutcome, AdmissionDenial, AdmissionLimits, Coordination, Ineligible, PickStrategy,
-};
+use gateway_core::coordination::{AcquireOutcome, AdmissionDenial, Coordination, Ineligible, PickStrategy};
 use gateway_core::domain::ClientKeyId;
 
-use super::fixtures::{account, candidate, granted, release, request};
+use super::fixtures::{account, candidate, granted, limits, release, request};
 
 pub async fn strategies_pick_first_eligible_or_least_in_flight<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let (a, b) = (account(1), account(2));
@@ -76,8 +74,7 @@ pub async fn admission_limits_concurrency_and_rate<C: Coordination>(port: Arc<C>
     let key = ClientKeyId(11);
     let limited = |concurrency, rpm| {
         let mut wanted = request(vec![candidate(account(1), 100)]);
-        wanted.admission =
-            Some(AdmissionLimits { client_key: key, max_concurrency: concurrency, requests_per_minute: rpm });
+        wanted.admission = Some(limits(key, concurrency, rpm));
         wanted
     };
     let one = granted(port.acquire(&limited(Some(2), None)).await?)?;
@@ -96,8 +93,7 @@ pub async fn admission_limits_concurrency_and_rate<C: Coordination>(port: Arc<C>
     let rate_key = ClientKeyId(12);
     let rated = || {
         let mut wanted = request(vec![candidate(account(1), 100)]);
-        wanted.admission =
-            Some(AdmissionLimits { client_key: rate_key, max_concurrency: None, requests_per_minute: Some(3) });
+        wanted.admission = Some(limits(rate_key, None, Some(3)));
         wanted
     };
     for _ in 0..3 {
@@ -120,8 +116,7 @@ pub async fn refused_acquire_records_nothing<C: Coordination>(port: Arc<C>) -> a
     let a = account(3);
     let held = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
     let mut wanted = request(vec![candidate(a, 1)]);
-    wanted.admission =
-        Some(AdmissionLimits { client_key: ClientKeyId(5), max_concurrency: Some(1), requests_per_minute: Some(1) });
+    wanted.admission = Some(limits(ClientKeyId(5), Some(1), Some(1)));
     for _ in 0..3 {
         let outcome = port.acquire(&wanted).await?;
         ensure!(matches!(outcome, AcquireOutcome::NoAccount(_)), "account at cap: {outcome:?}");

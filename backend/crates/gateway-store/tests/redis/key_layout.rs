@@ -10,7 +10,7 @@ use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
 use test_support::{redis_url, unique_prefix};
 
-use crate::coordination_contract::fixtures::{candidate, granted, request};
+use crate::coordination_contract::fixtures::{candidate, granted, limits, request};
 
 async fn keys(prefix: &str) -> anyhow::Result<Vec<String>> {
     let client = redis::Client::open(redis_url())?;
@@ -25,11 +25,7 @@ async fn keys_carry_the_prefix_and_one_hash_tag_per_script() -> anyhow::Result<(
     let prefix = unique_prefix("key_layout");
     let port = RedisCoordination::new(RedisSettings::new(redis_url(), prefix.clone()))?;
     let mut wanted = request(vec![candidate(AccountId(5), 2)]);
-    wanted.admission = Some(gateway_core::coordination::AdmissionLimits {
-        client_key: ClientKeyId(9),
-        max_concurrency: Some(4),
-        requests_per_minute: Some(100),
-    });
+    wanted.admission = Some(limits(ClientKeyId(9), Some(4), Some(100)));
     granted(port.acquire(&wanted).await?)?;
     let pin = ContinuationPin {
         client_key: ClientKeyId(9),

@@ -4,13 +4,15 @@
 use std::time::Duration;
 
 use anyhow::ensure;
-use gateway_core::coordination::{AdmissionLimits, AffinityRequest, RequestSlots, SessionSignal, SignalSource};
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
+use gateway_core::coordination::{
+    AffinityRequest, ReleaseRequest, RequestSlots, SessionSignal, SignalSource, Spend, SpendBudgets,
+};
+use gateway_core::domain::{AccountId, ClientKeyId, NanoUsd, ProviderKind};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
 use test_support::wait_until;
 
 use super::private_server::PrivateRedis;
-use crate::coordination_contract::fixtures::{candidate, granted, release, request};
+use crate::coordination_contract::fixtures::{candidate, granted, limits, release, request};
 
 /// Calls per command since the last `CONFIG RESETSTAT`, leaving out the statistics commands.
 async fn command_calls(connection: &mut redis::aio::MultiplexedConnection) -> anyhow::Result<Vec<(String, u64)>> {
@@ -38,11 +40,14 @@ async fn acquire_and_release_are_one_round_trip_each() -> anyhow::Result<()> {
     let signal = SessionSignal::parse(SignalSource::SessionHeader, b"s")?;
     let full_request = || {
         let mut wanted = request(vec![candidate(AccountId(1), 100), candidate(AccountId(2), 100)]);
-        wanted.admission = Some(AdmissionLimits {
-            client_key: ClientKeyId(1),
-            max_concurrency: Some(100),
-            requests_per_minute: Some(1000),
-        });
+        let mut admission = limits(ClientKeyId(1), Some(100), Some(1000));
+        admission.budgets = SpendBudgets {
+            daily_tokens: Some(1 << 40),
+            monthly_tokens: Some(1 << 40),
+            daily_cost: Some(NanoUsd(1 << 50)),
+            monthly_cost: Some(NanoUsd(1 << 50)),
+        };
+        wanted.admission = Some(admission);
         wanted.affinity = Some(AffinityRequest {
             key: signal.key(ClientKeyId(1), ProviderKind::Openai),
             idle_ttl: Duration::from_secs(3600),
@@ -55,8 +60,11 @@ async fn acquire_and_release_are_one_round_trip_each() -> anyhow::Result<()> {
 
     let _: () = redis::cmd("CONFIG").arg("RESETSTAT").query_async(&mut stats).await?;
     for _ in 0..10 {
-        let grant = granted(coordination.acquire(&full_request()).await?)?;
-        release(&coordination, &grant).await?;
+        let wanted = full_request();
+        let grant = granted(coordination.acquire(&wanted).await?)?;
+        let period = wanted.admission.map(|a| a.period).expect("admission");
+        let spend = Spend { client_key: ClientKeyId(1), period, tokens: 120, cost: NanoUsd(3_000) };
+        coordination.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spend) }).await?;
     }
     // Command statistics also count the commands scripts run; TIME runs once per script.
     let calls = command_calls(&mut stats).await?;

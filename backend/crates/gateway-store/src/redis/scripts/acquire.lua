@@ -2,14 +2,16 @@
 -- KEYS[1] admission slots zset   KEYS[2] admission rpm zset   KEYS[3] affinity binding
 -- KEYS[4] provider circuit hash
 -- KEYS[5..7] replaced attempt's account hash, slots zset, exclusions zset
--- KEYS[8+3i..10+3i] candidate i's account hash, slots zset, exclusions zset
+-- KEYS[8] the key's spend hash of this UTC day   KEYS[9] of this UTC month
+-- KEYS[10+3i..12+3i] candidate i's account hash, slots zset, exclusions zset
 -- ARGV[1] request id  ARGV[2] lease ttl ms
 -- ARGV[3] admission max concurrency ('' = skip admission, -1 = unlimited)  ARGV[4] rpm (-1 = unlimited)
 -- ARGV[5] strategy 'first' | 'least'  ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
 -- ARGV[8] replaced account id ('' = none)  ARGV[9] replaced token
 -- ARGV[10] feedback kind ('' | 'cooldown' | 'exclude')  ARGV[11] feedback ms  ARGV[12] feedback model
 -- ARGV[13] max exclusions per account
--- ARGV[14+3i..16+3i] candidate i's account id, cap, interval ms
+-- ARGV[14..17] budgets (-1 = unlimited): daily tokens, monthly tokens, daily cost, monthly cost
+-- ARGV[18+3i..20+3i] candidate i's account id, cap, interval ms
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
 
@@ -26,7 +28,7 @@ if circuit[1] == 'open' and open_until > now then
   return {'circuit', int(open_until)}
 end
 
--- 3. Client admission (checked, recorded only once an account is chosen).
+-- 3. Client admission (checked, recorded only once an account is chosen), budgets last.
 local admit = ARGV[3] ~= ''
 local max_concurrency = tonumber(ARGV[3]) or -1
 local rpm = tonumber(ARGV[4]) or -1
@@ -48,13 +50,29 @@ if admit and rpm >= 0 then
   end
 end
 
+if admit then
+  local budgets = {
+    {'daily_tokens', KEYS[8], 'tokens', ARGV[14]}, {'monthly_tokens', KEYS[9], 'tokens', ARGV[15]},
+    {'daily_cost', KEYS[8], 'cost', ARGV[16]}, {'monthly_cost', KEYS[9], 'cost', ARGV[17]},
+  }
+  for _, budget in ipairs(budgets) do
+    local limit = tonumber(budget[4]) or -1
+    if limit >= 0 then
+      local spent = tonumber(redis.call('HGET', budget[2], budget[3])) or 0
+      if spent >= limit then
+        return {'admission', 'budget', int(limit), int(spent), budget[1]}
+      end
+    end
+  end
+end
+
 -- 4. Candidate verdicts, first failing check wins: cooldown, exclusion, cap, interval.
-local count = (#ARGV - 13) / 3
+local count = (#ARGV - 17) / 3
 local model = ARGV[6]
 local ids, in_flight, verdict, verdict_a, verdict_b, index_of = {}, {}, {}, {}, {}, {}
 for i = 0, count - 1 do
-  local account_key, slots_key, excl_key = KEYS[8 + 3 * i], KEYS[9 + 3 * i], KEYS[10 + 3 * i]
-  local id, cap, interval = ARGV[14 + 3 * i], tonumber(ARGV[15 + 3 * i]), tonumber(ARGV[16 + 3 * i])
+  local account_key, slots_key, excl_key = KEYS[10 + 3 * i], KEYS[11 + 3 * i], KEYS[12 + 3 * i]
+  local id, cap, interval = ARGV[18 + 3 * i], tonumber(ARGV[19 + 3 * i]), tonumber(ARGV[20 + 3 * i])
   local n = i + 1
   ids[n] = id
   index_of[id] = n
@@ -123,7 +141,7 @@ end
 
 -- 7. Record: account slot with a fresh fencing token, interval start, admission, binding.
 local c = chosen - 1
-local account_key, slots_key = KEYS[8 + 3 * c], KEYS[9 + 3 * c]
+local account_key, slots_key = KEYS[10 + 3 * c], KEYS[11 + 3 * c]
 local token = next_fence_field(account_key, 'fence', now)
 redis.call('HSET', account_key, 'last_start', int(now))
 redis.call('ZADD', slots_key, int(now + ttl), int(token))
