@@ -136,10 +136,11 @@ async fn an_exhausted_account_is_probed_once_its_reset_passed() {
     let world = World::start().await;
     let (account, _) = world.account(AccountSpec::openai("acct-1")).await;
     let now = OffsetDateTime::now_utc();
-    // The 5-hour window is full and resets in a second; the weekly one is not full and resets
-    // in a week: the account comes back after the first.
+    // The 5-hour window is full and resets in a few seconds (whole seconds: at least 2 s from
+    // now, so the first check below runs before it even on a loaded machine); the weekly one is
+    // not full and resets in a week: the account comes back after the first.
     let windows = json!([
-        {"name": "primary", "used_percent": 100.0, "window_minutes": 300, "reset_at": now.unix_timestamp() + 1},
+        {"name": "primary", "used_percent": 100.0, "window_minutes": 300, "reset_at": now.unix_timestamp() + 3},
         {"name": "secondary", "used_percent": 30.0, "window_minutes": 10080, "reset_at": now.unix_timestamp() + 604_800},
     ]);
     let exhausted = gateway_core::domain::QuotaFacts { state: QuotaState::Exhausted, windows, observed_at: Some(now) };
@@ -150,7 +151,7 @@ async fn an_exhausted_account_is_probed_once_its_reset_passed() {
     let prober = QuotaProber::new(vec![Arc::new(world.provider())], recorder, world.redis(), snapshots);
     // Observed just now and not reset yet: traffic skips it and so does the probe.
     assert_eq!(prober.run_due(Duration::from_secs(3600), 10).await.probed, 0);
-    test_support::wait_until("the reset to pass and the probe to run", Duration::from_secs(5), || async {
+    test_support::wait_until("the reset to pass and the probe to run", Duration::from_secs(15), || async {
         (prober.run_due(Duration::from_secs(3600), 10).await.written == 1).then_some(())
     })
     .await
