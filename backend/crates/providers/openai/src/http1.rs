@@ -1,38 +1,37 @@
 //! The hot-path HTTP/1.1 client to the Codex backend.
 //!
-//! Keep-alive connections are pooled per client; each request takes one connection and drives
-//! it itself — the connection future is polled by the task that reads the response, not by a
-//! spawned connection task — so a request costs no task hand-offs beyond the socket's own
-//! readiness. Identity never rides on a connection (invariant 7): every request carries its
-//! account's headers, and a connection holds nothing between requests.
+//! Our own minimal client, not hyper's: a request writes its head and body in one vectored
+//! write on a pooled keep-alive connection and reads the response on the same task — no
+//! connection task, no dispatch channel, no hand-off. A connection is a socket plus a read
+//! buffer that is allocated (4 KB) only when bytes are ready to be read and released whenever it
+//! is empty, so an open SSE stream waiting for its next event holds no buffer at all; hyper's
+//! client held ≈ 25 KB per open stream (fixed 8 KB write and read buffers and its dispatch
+//! channel; `docs/performance.md`).
+//!
+//! - `codec.rs`: request head, response head (`httparse`), body framing (length, chunked,
+//!   until close);
+//! - `conn.rs`: one connection (plain TCP or TLS) and its read buffer;
+//! - `pool.rs`: idle connections, checked for a close without waiting before reuse.
+//!
+//! A connection returns to the pool only after a complete HTTP/1.1 body without
+//! `connection: close` and with no bytes after it. Identity never rides on a connection
+//! (invariant 7): every request carries its account's headers, and a connection holds nothing
+//! between requests.
 
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod codec;
+mod conn;
+mod pool;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderMap, Method, Request, Uri};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::client::conn::http1::{Connection, SendRequest};
-use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite};
+use http::{HeaderMap, Method, Uri};
 use tokio::net::TcpStream;
 
-/// Any stream a connection runs on (plain TCP or TLS).
-pub trait Io: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
-impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Io for T {}
-
-/// Read buffer of an upstream connection (SSE events are small; bigger chunks take more reads).
-const READ_BUFFER: usize = 8 * 1024;
-
-type Driver = Pin<Box<Connection<TokioIo<Box<dyn Io>>, Full<Bytes>>>>;
-
-struct Conn {
-    sender: SendRequest<Full<Bytes>>,
-    driver: Driver,
-    idle_since: Instant,
-}
+use self::codec::Framing;
+use self::conn::{Conn, Io};
+use self::pool::Pool;
 
 /// Why a request did not produce a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,9 +56,7 @@ pub struct Http1Client {
     port: u16,
     authority: String,
     tls: Option<tokio_rustls::TlsConnector>,
-    idle: Mutex<Vec<Conn>>,
-    max_idle: usize,
-    idle_timeout: Duration,
+    pool: Pool,
     connect_timeout: Duration,
 }
 
@@ -88,44 +85,9 @@ impl Http1Client {
             port,
             authority,
             tls,
-            idle: Mutex::new(Vec::new()),
-            max_idle: 256,
-            idle_timeout: Duration::from_secs(60),
+            pool: Pool::new(256, Duration::from_secs(60)),
             connect_timeout: Duration::from_secs(10),
         }))
-    }
-
-    fn lock_idle(&self) -> std::sync::MutexGuard<'_, Vec<Conn>> {
-        self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// A live idle connection, most recently used first; stale ones are dropped.
-    fn checkout(&self) -> Option<Conn> {
-        let mut idle = self.lock_idle();
-        while let Some(mut conn) = idle.pop() {
-            if conn.idle_since.elapsed() > self.idle_timeout || conn.sender.is_closed() {
-                continue;
-            }
-            // Let the connection notice a close that arrived while it sat idle.
-            let waker = futures_util::task::noop_waker();
-            let mut cx = std::task::Context::from_waker(&waker);
-            if conn.driver.as_mut().poll(&mut cx).is_ready() || conn.sender.is_closed() {
-                continue;
-            }
-            return Some(conn);
-        }
-        None
-    }
-
-    fn checkin(&self, mut conn: Conn) {
-        if conn.sender.is_closed() {
-            return;
-        }
-        conn.idle_since = Instant::now();
-        let mut idle = self.lock_idle();
-        if idle.len() < self.max_idle {
-            idle.push(conn);
-        }
     }
 
     async fn connect(&self) -> Result<Conn, SendError> {
@@ -138,22 +100,16 @@ impl Http1Client {
                 }
             })?;
             let _ = tcp.set_nodelay(true);
-            let io: Box<dyn Io> = match &self.tls {
-                None => Box::new(tcp),
+            let io = match &self.tls {
+                None => Io::Plain(tcp),
                 Some(tls) => {
                     let name = rustls::pki_types::ServerName::try_from(self.host.clone())
                         .map_err(|_| SendError::NotSent("invalid TLS server name".to_owned()))?;
-                    Box::new(tls.connect(name, tcp).await.map_err(|e| SendError::NotSent(format!("TLS failed: {e}")))?)
+                    let stream = tls.connect(name, tcp).await;
+                    Io::Tls(Box::new(stream.map_err(|e| SendError::NotSent(format!("TLS failed: {e}")))?))
                 }
             };
-            // A fixed, small read buffer: a stream reads one event at a time, and thousands of
-            // open streams must not each hold a grown buffer.
-            let (sender, driver) = hyper::client::conn::http1::Builder::new()
-                .read_buf_exact_size(Some(READ_BUFFER))
-                .handshake(TokioIo::new(io))
-                .await
-                .map_err(|e| SendError::NotSent(format!("HTTP handshake failed: {e}")))?;
-            Ok(Conn { sender, driver: Box::pin(driver), idle_since: Instant::now() })
+            Ok(Conn::new(io))
         };
         tokio::time::timeout(self.connect_timeout, connecting)
             .await
@@ -168,18 +124,21 @@ impl Http1Client {
         headers: HeaderMap,
         body: Bytes,
     ) -> Result<Response, SendError> {
+        let head =
+            codec::encode_head(&method, path, &self.authority, &headers, body.len()).map_err(SendError::NotSent)?;
+        let head_request = method == Method::HEAD;
         // A pooled connection may turn out dead before our bytes left: one fresh retry.
-        if let Some(conn) = self.checkout() {
-            match self.exchange(conn, &method, path, &headers, body.clone()).await {
+        if let Some(conn) = self.pool.checkout() {
+            match self.exchange(conn, &head, &body, head_request).await {
                 Err(Attempt::Stale) => {}
                 Err(Attempt::Failed(error)) => return Err(error),
                 Ok(response) => return Ok(response),
             }
         }
         let conn = self.connect().await?;
-        match self.exchange(conn, &method, path, &headers, body).await {
+        match self.exchange(conn, &head, &body, head_request).await {
             Ok(response) => Ok(response),
-            Err(Attempt::Stale) => Err(SendError::NotSent("the new connection closed at once".to_owned())),
+            Err(Attempt::Stale) => Err(SendError::NotSent("the new connection refused the request".to_owned())),
             Err(Attempt::Failed(error)) => Err(error),
         }
     }
@@ -187,51 +146,22 @@ impl Http1Client {
     async fn exchange(
         self: &Arc<Self>,
         mut conn: Conn,
-        method: &Method,
-        path: &str,
-        headers: &HeaderMap,
-        body: Bytes,
+        head: &[u8],
+        body: &[u8],
+        head_request: bool,
     ) -> Result<Response, Attempt> {
-        let mut request = Request::builder().method(method.clone()).uri(path);
-        if let Some(map) = request.headers_mut() {
-            map.clone_from(headers);
-            if let Ok(host) = http::HeaderValue::from_str(&self.authority) {
-                map.insert(http::header::HOST, host);
+        if let Err(failed) = conn.write_request(head, body).await {
+            if failed.accepted == 0 {
+                return Err(Attempt::Stale);
             }
+            let reason = format!("writing the request failed: {}", failed.error);
+            return Err(Attempt::Failed(SendError::Ambiguous(reason)));
         }
-        let request = request.body(Full::new(body)).map_err(|e| Attempt::Failed(SendError::NotSent(e.to_string())))?;
-        let Conn { sender, driver, .. } = &mut conn;
-        // Readiness needs the connection driven: it signals that it wants a request.
-        let ready = tokio::select! {
-            biased;
-            ready = std::future::poll_fn(|cx| sender.poll_ready(cx)) => ready.is_ok(),
-            _closed = driver.as_mut() => false,
-        };
-        if !ready {
-            return Err(Attempt::Stale);
-        }
-        let sending = sender.send_request(request);
-        tokio::pin!(sending);
-        let response = tokio::select! {
-            biased;
-            response = &mut sending => response,
-            _closed = driver.as_mut() => {
-                // The connection ended before a response arrived.
-                return Err(Attempt::Failed(SendError::Ambiguous("the upstream connection closed".to_owned())));
-            }
-        };
-        match response {
-            Ok(response) => {
-                let (parts, body) = response.into_parts();
-                Ok(Response {
-                    status: parts.status.as_u16(),
-                    headers: parts.headers,
-                    body: Body { body, conn: Some(conn), client: self.clone(), finished: false },
-                })
-            }
-            Err(error) if error.is_canceled() => Err(Attempt::Stale),
-            Err(error) => Err(Attempt::Failed(SendError::Ambiguous(format!("the upstream exchange failed: {error}")))),
-        }
+        let response = conn.read_head(head_request).await.map_err(|e| Attempt::Failed(SendError::Ambiguous(e)))?;
+        let mut body =
+            Body { conn: Some(conn), framing: response.framing, keep_alive: response.keep_alive, client: self.clone() };
+        body.finish_if_done();
+        Ok(Response { status: response.status, headers: response.headers, body })
     }
 
     pub fn is_https(&self) -> bool {
@@ -251,62 +181,63 @@ pub struct Response {
     pub body: Body,
 }
 
-/// A response body; reading it drives the connection, which returns to the pool at the end.
+/// A response body, read from the connection by the caller's task; the connection returns to
+/// the pool as soon as the body is complete.
 pub struct Body {
-    body: Incoming,
+    /// `None` once the body is complete or failed.
     conn: Option<Conn>,
+    framing: Framing,
+    keep_alive: bool,
     client: Arc<Http1Client>,
-    finished: bool,
 }
 
 impl Body {
-    /// The next data chunk; `None` at the end of the body.
+    /// The next data chunk, as soon as it arrives; `None` at the end of the body.
     pub async fn chunk(&mut self) -> Option<Result<Bytes, String>> {
-        if self.finished {
-            return None;
-        }
         loop {
-            enum Step {
-                Frame(Option<Result<hyper::body::Frame<Bytes>, hyper::Error>>),
-                Closed,
-            }
-            let step = match self.conn.as_mut() {
-                Some(conn) => tokio::select! {
-                    biased;
-                    frame = self.body.frame() => Step::Frame(frame),
-                    _ = conn.driver.as_mut() => Step::Closed,
-                },
-                None => Step::Frame(self.body.frame().await),
-            };
-            let next = match step {
-                // The connection ended; whatever the body still holds is read on the next turn.
-                Step::Closed => {
-                    self.conn = None;
-                    continue;
+            let conn = self.conn.as_mut()?;
+            match self.framing.decode(&mut conn.buf) {
+                Err(error) => return Some(Err(self.fail(error))),
+                Ok(Some(data)) => {
+                    conn.release_if_empty();
+                    self.finish_if_done();
+                    return Some(Ok(data));
                 }
-                Step::Frame(frame) => frame,
-            };
-            match next {
-                None => {
-                    self.finished = true;
-                    if let Some(conn) = self.conn.take() {
-                        self.client.checkin(conn);
-                    }
+                Ok(None) if self.framing.is_done() => {
+                    self.finish_if_done();
                     return None;
                 }
-                Some(Err(error)) => {
-                    self.finished = true;
-                    self.conn = None;
-                    return Some(Err(error.to_string()));
-                }
-                Some(Ok(frame)) => {
-                    if let Ok(data) = frame.into_data()
-                        && !data.is_empty()
-                    {
-                        return Some(Ok(data));
+                Ok(None) => {}
+            }
+            match conn.fill().await {
+                Ok(0) => {
+                    // A body that ends at the close leaves a connection nobody can reuse.
+                    self.keep_alive = false;
+                    if let Err(error) = self.framing.end_of_input() {
+                        return Some(Err(self.fail(error)));
                     }
                 }
+                Ok(_) => {}
+                Err(error) => return Some(Err(self.fail(format!("reading the body failed: {error}")))),
             }
+        }
+    }
+
+    fn fail(&mut self, error: String) -> String {
+        self.conn = None;
+        error
+    }
+
+    /// Once the body is complete, the connection goes back to the pool if it can be reused.
+    fn finish_if_done(&mut self) {
+        if !self.framing.is_done() {
+            return;
+        }
+        if let Some(conn) = self.conn.take()
+            && self.keep_alive
+            && conn.buf.is_empty()
+        {
+            self.client.pool.checkin(conn);
         }
     }
 }

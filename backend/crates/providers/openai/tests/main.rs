@@ -2,6 +2,7 @@
 //! Redis where a test needs storage or coordination.
 
 mod catalog;
+mod http1_client;
 mod oauth;
 mod quota;
 mod refresh;
