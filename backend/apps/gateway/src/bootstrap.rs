@@ -47,7 +47,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 
     let storage = storage::open(&config).await?;
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
-    let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
+    let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
     let router =
         health.routes().merge(data_plane.router).merge(admin::build(&config, &storage, &data_plane.accounts).await?);

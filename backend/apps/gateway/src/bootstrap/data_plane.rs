@@ -22,6 +22,8 @@ pub struct DataPlane {
     pub router: Router,
     /// The account lifecycle (providers, refresher, prober, logins) for the admin API.
     pub accounts: Accounts,
+    /// The routing snapshot, for the readiness probe.
+    pub snapshots: SnapshotHolder,
 }
 
 pub fn openai_settings(config: &Config) -> OpenAiSettings {
@@ -38,6 +40,32 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
     }
+}
+
+/// Refuses to start with a master key that opens none of the stored credentials: every account
+/// would be unusable. Some unreadable ones (a key retired too early) only warn.
+fn check_master_key(snapshot: &RuntimeSnapshot) -> Result<(), StartError> {
+    let coverage = snapshot.credential_coverage();
+    let key_ids = coverage.unreadable_key_ids.iter().map(String::as_str).collect::<Vec<_>>().join(", ");
+    if coverage.opens_none() {
+        return Err(StartError::Config(gateway_host::ConfigError::invalid(
+            "secrets.master_key",
+            &format!(
+                "it opens none of the {} stored credentials (sealed with key id {key_ids}); configure the key \
+                 they were sealed with as secrets.master_key, or list it in secrets.retired_master_keys",
+                coverage.stored
+            ),
+        )));
+    }
+    if coverage.unreadable > 0 {
+        tracing::warn!(
+            unreadable = coverage.unreadable,
+            stored = coverage.stored,
+            key_ids = %key_ids,
+            "some stored credentials open with no configured key; those accounts are unusable"
+        );
+    }
+    Ok(())
 }
 
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
@@ -60,6 +88,7 @@ pub async fn build(
         Duration::from_secs(config.engine.snapshot_reload_seconds),
     ));
     reconciler.reload().await.map_err(|e| StartError::Storage(format!("cannot load the routing snapshot: {e}")))?;
+    check_master_key(&snapshots.current())?;
     let poll = Duration::from_millis(config.engine.snapshot_poll_ms);
     register(
         workers,
@@ -151,7 +180,7 @@ pub async fn build(
 
     let metrics = Metrics { observations: observations.stats().clone() };
     let engine = Arc::new(Engine {
-        snapshots,
+        snapshots: snapshots.clone(),
         providers,
         slots: storage.coordination.clone(),
         pins: storage.coordination.clone(),
@@ -168,5 +197,5 @@ pub async fn build(
     });
     let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
         .merge(metrics_routes(metrics));
-    Ok(DataPlane { router, accounts })
+    Ok(DataPlane { router, accounts, snapshots })
 }
