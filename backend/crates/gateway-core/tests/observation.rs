@@ -3,7 +3,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use gateway_core::domain::{
-    AccountId, ModelRequestRecord, OpsEvent, OpsLevel, QuotaFacts, RequestId, RequestStart, RequestUpdate,
+    AccountId, BootId, ModelRequestRecord, OpsEvent, OpsLevel, QuotaFacts, RequestId, RequestStart, RequestUpdate,
     RoutingSnapshot, Transport,
 };
 use gateway_core::observation::{Observation, ObservationSinks, ObservationStats, QuotaWriter, observation_queue};
@@ -104,6 +104,19 @@ impl RequestLog for FlakyLog {
         Ok(Vec::new())
     }
 
+    async fn running_boots(&self, _limit: u32) -> Result<Vec<BootId>, StorageError> {
+        Ok(Vec::new())
+    }
+
+    async fn recover_boot(
+        &self,
+        _boot: BootId,
+        _now: OffsetDateTime,
+        _limit: u32,
+    ) -> Result<Vec<RequestId>, StorageError> {
+        Ok(Vec::new())
+    }
+
     async fn delete_requests_before(&self, _cutoff: OffsetDateTime, _limit: u32) -> Result<u64, StorageError> {
         Ok(0)
     }
@@ -145,6 +158,7 @@ fn start() -> Observation {
         routing: RoutingSnapshot::All,
         started_at: now,
         deadline_at: now + time::Duration::hours(1),
+        runner: None,
     }))
 }
 
