@@ -55,7 +55,7 @@ pub async fn release_boot_frees_every_slot_of_a_dead_boot<C: Coordination>(port:
 pub async fn a_boot_is_alive_while_its_heartbeat_lasts<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let (first, second) = (boot(1), boot(2));
     ensure!(port.boots_alive(&[first, second]).await? == vec![false, false], "unknown boots are not alive");
-    let outcome = port.heartbeat(first, &[], Duration::from_millis(300)).await?;
+    let outcome = port.heartbeat(first, &[], Duration::from_secs(2)).await?;
     ensure!(outcome.renewed == 0 && outcome.lost == 0, "{outcome:?}");
     ensure!(port.boots_alive(&[first, second]).await? == vec![true, false], "the heartbeat marks one boot alive");
     wait_until("the heartbeat to lapse", EXPIRY_DEADLINE, || async {
@@ -69,13 +69,14 @@ pub async fn a_boot_is_alive_while_its_heartbeat_lasts<C: Coordination>(port: Ar
 pub async fn slots_not_renewed_by_a_heartbeat_expire<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let a = account(1);
     let mut short = request(vec![candidate(a, 2)]);
-    short.lease_ttl = Duration::from_millis(300);
+    short.lease_ttl = Duration::from_secs(2);
     let kept = granted(port.acquire(&short).await?)?;
     short.request = gateway_core::domain::RequestId::new();
     let leaked = granted(port.acquire(&short).await?)?;
     // The process still holds `kept` but forgot `leaked`: only `kept` is in its heartbeats.
+    let renewed = port.heartbeat(short.owner, &[kept.held()], Duration::from_secs(60)).await?;
+    ensure!(renewed.renewed == 1, "{renewed:?}");
     wait_until("the unrenewed slot to expire", EXPIRY_DEADLINE, || async {
-        port.heartbeat(short.owner, &[kept.held()], Duration::from_millis(300)).await.ok()?;
         matches!(port.check_account_lease(&leaked.account).await, Ok(LeaseStatus::Lost)).then_some(())
     })
     .await?;
