@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod data_plane;
 mod probes;
+mod recovery;
 mod storage;
 
 use std::sync::Arc;
@@ -46,22 +47,28 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     );
 
     let storage = storage::open(&config).await?;
-    let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
-    let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
-    let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router =
-        health.routes().merge(data_plane.router).merge(admin::build(&config, &storage, &data_plane.accounts).await?);
-
+    // Bound first: the default replica name carries the port, unique on this host.
     let listener = tokio::net::TcpListener::bind(config.server.listen)
         .await
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
     let local = listener
         .local_addr()
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
+    let runner = recovery::runner(&config, local)?;
+    let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
+    let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
+    let health = Health::new(probes, workers.registry(), shutdown.clone());
+    let router =
+        health.routes().merge(data_plane.router).merge(admin::build(&config, &storage, &data_plane.accounts).await?);
+
+    // What a crashed predecessor of this replica left is taken over before the first request.
+    let recovery = &data_plane.recovery;
+    recovery.take_over_predecessor(storage.coordination.as_ref()).await;
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
         url = %format!("http://{local}"),
-        replica = %data_plane.accounts.replica,
+        replica = %recovery.runner.replica,
+        boot = %recovery.runner.boot,
         "switchboard listening"
     );
 
@@ -69,6 +76,10 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     workers.start();
     let outcome = gateway_host::serve(listener, router, shutdown).await;
     tracing::info!(?outcome, "http server stopped");
+    let shutdown_timeout = Duration::from_secs(config.workers.shutdown_timeout_seconds);
+    if !data_plane.recovery.held.wait_for_releases(shutdown_timeout).await {
+        tracing::warn!("slot releases still running at shutdown; those slots expire by their TTL");
+    }
     let aborted = workers.shutdown(Duration::from_secs(config.workers.shutdown_timeout_seconds)).await;
     storage.close().await;
     tracing::info!(aborted_workers = aborted.len(), "switchboard stopped");

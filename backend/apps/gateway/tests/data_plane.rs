@@ -3,9 +3,11 @@
 mod affinity;
 mod budgets;
 mod client_errors;
+mod crash_recovery;
 mod drain;
 mod failover;
 mod invariants;
+mod outage;
 mod records;
 mod transparency;
 

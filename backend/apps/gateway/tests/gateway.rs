@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use test_support::{TestDatabase, free_port, redis_url, unique_prefix, wait_until};
+use test_support::{TcpProxy, TestDatabase, free_port, redis_url, unique_prefix, wait_until};
 use upstream_sim::{AccountSpec, SimConfig, SimHandle, Simulator};
 
 pub struct Gateway {
@@ -30,17 +30,40 @@ impl Gateway {
     }
 
     pub async fn start_with(accounts: Vec<AccountSpec>, extra_env: &[(&str, &str)]) -> Self {
+        let db = TestDatabase::create().await.expect("test database");
+        let (db_url, redis) = (db.url().to_owned(), redis_url());
+        Self::start_on(accounts, extra_env, db, db_url, redis).await
+    }
+
+    /// Like [`start_with`](Self::start_with), with the gateway's PostgreSQL and Redis
+    /// connections going through proxies the test can cut (an outage for this process only).
+    pub async fn start_behind_proxies(accounts: Vec<AccountSpec>, extra_env: &[(&str, &str)]) -> (Self, Proxies) {
+        let db = TestDatabase::create().await.expect("test database");
+        let postgres = TcpProxy::start(socket_of(db.url())).await.expect("PostgreSQL proxy");
+        let redis = TcpProxy::start(socket_of(&redis_url())).await.expect("Redis proxy");
+        let db_url = postgres.rewrite_url(db.url()).expect("proxied database url");
+        let redis_url = redis.rewrite_url(&redis_url()).expect("proxied redis url");
+        let gateway = Self::start_on(accounts, extra_env, db, db_url, redis_url).await;
+        (gateway, Proxies { postgres, redis })
+    }
+
+    async fn start_on(
+        accounts: Vec<AccountSpec>,
+        extra_env: &[(&str, &str)],
+        db: TestDatabase,
+        db_url: String,
+        redis_url: String,
+    ) -> Self {
         let sim = Simulator::start(SimConfig::default()).await.expect("simulator starts");
         let mut tokens = Vec::new();
         for spec in accounts {
             tokens.push(sim.add_account(spec).expect("simulator account"));
         }
-        let db = TestDatabase::create().await.expect("test database");
         let port = free_port();
         let master_key = run(&[], &["master-key"], None).trim().to_owned();
         let mut env: Vec<(String, String)> = vec![
-            ("SWITCHBOARD_DATABASE_URL".into(), db.url().to_owned()),
-            ("SWITCHBOARD_REDIS_URL".into(), redis_url()),
+            ("SWITCHBOARD_DATABASE_URL".into(), db_url),
+            ("SWITCHBOARD_REDIS_URL".into(), redis_url),
             ("SWITCHBOARD_REDIS_KEY_PREFIX".into(), unique_prefix("gw").replace(':', "-")),
             ("SWITCHBOARD_SECRETS_MASTER_KEY".into(), master_key),
             ("SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK".into(), "true".into()),
@@ -175,6 +198,21 @@ impl Gateway {
         }
     }
 
+    /// Kills the process with SIGKILL (no drain, no clean-up: a crash) and reaps it.
+    pub fn crash(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the process again after [`crash`](Self::crash) or [`stop`](Self::stop), with the
+    /// same environment (same database, Redis prefix, port); returns when `/readyz` answers 200.
+    pub async fn start_again(&mut self) {
+        assert!(self.child.is_none(), "the gateway is still running");
+        self.spawn().await;
+    }
+
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)
     }
@@ -183,6 +221,21 @@ impl Gateway {
     pub async fn pool(&self) -> sqlx::PgPool {
         self.db.pool().await.expect("pool")
     }
+}
+
+/// The proxies between a gateway and its services (see [`Gateway::start_behind_proxies`]).
+pub struct Proxies {
+    pub postgres: TcpProxy,
+    pub redis: TcpProxy,
+}
+
+/// `127.0.0.1:PORT` of a `scheme://[user@]host:port/…` URL.
+fn socket_of(url: &str) -> std::net::SocketAddr {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host_port)| host_port);
+    let host_port = host_port.replace("localhost", "127.0.0.1");
+    host_port.parse().unwrap_or_else(|e| panic!("{host_port} is not an address: {e}"))
 }
 
 /// A second gateway process sharing the first one's storage.

@@ -8,4 +8,5 @@ mod cli;
 mod continuation;
 mod data_plane;
 mod gateway;
+mod health;
 mod migration_manifest;

@@ -76,7 +76,8 @@ impl RequestDetail {
     /// Whether the attempts list is known to be complete: not while the request runs, nor when
     /// the row was closed by stale recovery (its last observations may have been dropped).
     pub fn attempts_complete(&self) -> bool {
-        self.summary.status != RequestStatus::Running && self.summary.error_code.as_deref() != Some("stale_recovered")
+        self.summary.status != RequestStatus::Running
+            && !matches!(self.summary.error_code.as_deref(), Some("stale_recovered" | "replica_lost"))
     }
 }
 

@@ -9,7 +9,9 @@
 //! Hot-path budget (SPEC §3): before the upstream send a request calls
 //! [`RequestSlots::acquire`] once — admission, provider circuit, account choice, request
 //! interval, session affinity and the key's spend budgets in one round trip — and after the
-//! response [`RequestSlots::release`] once (which also adds the request's spend).
+//! response [`RequestSlots::release`] once (which also adds the request's spend). Long streams
+//! cost nothing more: one [`ReplicaHeartbeats::heartbeat`] per replica and period renews every
+//! slot the replica holds.
 
 pub mod account_slots;
 pub mod acquire;
@@ -19,6 +21,8 @@ pub mod circuit;
 pub mod continuation;
 pub mod cooldown;
 pub mod error;
+pub mod heartbeat;
+pub mod held_slots;
 pub mod leader_lease;
 pub mod lease_guard;
 pub mod notifications;
@@ -28,7 +32,7 @@ pub mod time;
 pub use account_slots::{AccountCandidate, AccountFeedback, AccountLease, FenceToken, Ineligible, PickStrategy};
 pub use acquire::{
     AcquireOutcome, AcquireRequest, AffinityOutcome, AffinityRequest, CandidateVerdict, Grant, HeldLeases, LeaseStatus,
-    NoAccount, ReleaseOutcome, ReleaseRequest, RenewOutcome, ReplacedAttempt, RequestSlots,
+    NoAccount, ReleaseOutcome, ReleaseRequest, ReplacedAttempt, RequestSlots,
 };
 pub use admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, BudgetKind, Spend, SpendBudgets, SpendPeriod};
 pub use affinity::{AffinityKey, RebindOutcome, SessionAffinity, SessionSignal, SignalRejected, SignalSource};
@@ -36,6 +40,8 @@ pub use circuit::{CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, 
 pub use continuation::{ContinuationPin, ContinuationPins, PinLookup, PinScope, PinWrite};
 pub use cooldown::{Cooldowns, ModelExclusion};
 pub use error::{CoordinationError, CoordinationErrorKind};
+pub use heartbeat::{HeartbeatOutcome, MAX_HEARTBEAT_LEASES, ReplicaHeartbeats};
+pub use held_slots::HeldSlots;
 pub use leader_lease::{Lease, Leases, PeriodClaim, PeriodDecision, PeriodicLeader, ReplicaId};
 pub use lease_guard::LeaseGuard;
 pub use notifications::{ChangeEvent, ChangeNotifier, ChangeSubscription};
@@ -47,6 +53,7 @@ pub use time::UnixMillis;
 /// ports.
 pub trait Coordination:
     RequestSlots
+    + ReplicaHeartbeats
     + Cooldowns
     + ProviderCircuits
     + SessionAffinity
@@ -62,6 +69,7 @@ pub trait Coordination:
 
 impl<T> Coordination for T where
     T: RequestSlots
+        + ReplicaHeartbeats
         + Cooldowns
         + ProviderCircuits
         + SessionAffinity

@@ -10,6 +10,7 @@ pub mod model_request;
 pub mod money;
 pub mod ops_event;
 pub mod provider;
+pub mod replica;
 pub mod request_usage;
 pub mod revision;
 pub mod runtime_settings;
@@ -29,6 +30,7 @@ pub use model_request::{
 pub use money::NanoUsd;
 pub use ops_event::{OpsEvent, OpsLevel};
 pub use provider::ProviderKind;
+pub use replica::{BootId, ReplicaName, Runner};
 pub use request_usage::{LatencySplits, TokenUsage};
 pub use revision::{ConfigRevision, CredentialRevision, QuotaRevision};
 pub use runtime_settings::{RotationStrategy, RuntimeSettings};

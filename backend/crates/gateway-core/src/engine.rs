@@ -24,8 +24,8 @@ use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
-use crate::coordination::{ContinuationPins, RequestSlots, SessionSignal, SignalSource};
-use crate::domain::{RequestId, Transport};
+use crate::coordination::{ContinuationPins, HeldSlots, RequestSlots, SessionSignal, SignalSource};
+use crate::domain::{RequestId, Runner, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
 use crate::snapshot::SnapshotHolder;
@@ -38,7 +38,8 @@ pub use delivery::{Delivery, NonStreamReply};
 pub struct EngineSettings {
     /// Most upstream calls one request may make before the commit.
     pub max_attempts: u32,
-    /// TTL of the admission and account slots; renewed during long streams.
+    /// TTL of the admission and account slots; the replica's heartbeat renews the slots it
+    /// holds every third of it, so a dead process's slots are free within one TTL.
     pub lease_ttl: Duration,
     /// Longest wait for an account's `requestIntervalMs` before giving up.
     pub max_interval_wait: Duration,
@@ -49,18 +50,21 @@ pub struct EngineSettings {
     pub request_deadline: Duration,
     /// How long a continuation pin lives (longer than any upstream socket).
     pub pin_ttl: Duration,
+    /// This process, recorded on every request row (`None`: not recorded).
+    pub runner: Option<Runner>,
 }
 
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
             max_attempts: 4,
-            lease_ttl: Duration::from_secs(300),
+            lease_ttl: Duration::from_secs(30),
             max_interval_wait: Duration::from_secs(5),
             header_timeout: Duration::from_secs(90),
             affinity_idle_ttl: Duration::from_secs(3600),
             request_deadline: Duration::from_secs(3600),
             pin_ttl: Duration::from_secs(2 * 3600),
+            runner: None,
         }
     }
 }
@@ -100,6 +104,8 @@ pub struct Engine {
     pub snapshots: SnapshotHolder,
     pub providers: ProviderSet,
     pub slots: Arc<dyn RequestSlots>,
+    /// The slots this process holds (renewed by its heartbeat, released by tracked tasks).
+    pub held: HeldSlots,
     pub pins: Arc<dyn ContinuationPins>,
     pub observations: ObservationQueue,
     pub prices: Arc<PriceTable>,
@@ -186,6 +192,7 @@ impl Engine {
             stream,
             key.scope.routing.clone(),
             self.settings.request_deadline,
+            self.settings.runner.clone(),
         );
 
         // 6. Admission, account choice and the upstream call, failing over before the commit.
@@ -224,15 +231,7 @@ impl Engine {
             provider: accepted.provider,
             ttl: self.settings.pin_ttl,
         });
-        let delivery = Delivery::new(
-            accepted,
-            record,
-            plan.upstream_model.clone(),
-            self.prices.clone(),
-            self.slots.clone(),
-            &self.settings,
-            pin,
-        );
+        let delivery = Delivery::new(accepted, record, plan.upstream_model.clone(), self.prices.clone(), pin);
         // A WebSocket client always receives events, whatever `stream` says.
         if stream || inbound.session.is_some() {
             match delivery.prefetch().await {

@@ -25,4 +25,5 @@ pub mod provider;
 pub mod quota_probe;
 pub mod quota_recorder;
 pub mod refresh_schedule;
+pub mod request_recovery;
 pub mod snapshot;

@@ -1,8 +1,10 @@
 //! Observations: what happened to a request, queued in process and written by a flush worker.
 //!
 //! The queue is bounded by count and by bytes. Enqueueing never waits; a full queue, a stopped
-//! worker or a failed write counts and drops the observation and never changes what the client
-//! receives (invariant 2: the database projection is recoverable, never a precondition).
+//! worker or a write the store refuses counts and drops the observation and never changes what
+//! the client receives (invariant 2: the database projection is recoverable, never a
+//! precondition). A write that fails because the store is unavailable is retried with backoff
+//! while its bytes stay in the budget, so a short outage loses nothing.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -11,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::domain::{AccountId, OpsEvent, QuotaFacts, RequestStart, RequestUpdate};
-use crate::ports::{OpsEventLog, RequestLog};
+use crate::ports::{OpsEventLog, RequestLog, StorageError, StorageErrorKind};
 
 /// One thing to record.
 #[derive(Debug, Clone)]
@@ -126,12 +128,23 @@ pub trait QuotaWriter: Send + Sync {
     async fn write(&self, account: AccountId, facts: QuotaFacts);
 }
 
+/// First wait before a failed batch is written again; doubles up to [`RETRY_MAX`].
+pub const RETRY_INITIAL: Duration = Duration::from_millis(100);
+/// Longest wait between two tries of a failed batch.
+pub const RETRY_MAX: Duration = Duration::from_secs(2);
+
 impl ObservationReceiver {
     /// Drains the queue in batches until the sender side is closed and empty, or `stop` fires
     /// (then what is left is written within `drain_budget` and the rest counted as dropped).
     ///
     /// After the first observation of a batch arrives the worker lingers up to `linger` for more,
     /// so a trickle of requests costs one database write per `linger` instead of one each.
+    ///
+    /// A batch whose write fails transiently (the store is unavailable) is written again with
+    /// backoff ([`RETRY_INITIAL`] doubling to [`RETRY_MAX`]) until it succeeds — or, once `stop`
+    /// fired, until the drain budget runs out. Meanwhile its bytes stay in the queue's byte
+    /// budget, so new observations queue behind it within the budget and are counted and
+    /// dropped beyond it. A write the store refuses for good (a constraint) is dropped at once.
     pub async fn run(
         mut self,
         sinks: ObservationSinks,
@@ -140,6 +153,7 @@ impl ObservationReceiver {
         stop: tokio_util::sync::CancellationToken,
         drain_budget: Duration,
     ) {
+        let mut writer = BatchWriter { sinks, stats: self.stats.clone(), stop, drain_budget, drain_deadline: None };
         let mut buffer = Vec::with_capacity(batch);
         loop {
             tokio::select! {
@@ -156,12 +170,12 @@ impl ObservationReceiver {
                             Ok(_) => {}
                         }
                     }
-                    self.flush(&sinks, &mut buffer).await;
+                    self.flush(&mut writer, &mut buffer).await;
                 }
-                () = stop.cancelled() => break,
+                () = writer.stop.cancelled() => break,
             }
         }
-        let deadline = tokio::time::Instant::now() + drain_budget;
+        let deadline = writer.drain_deadline();
         self.receiver.close();
         while tokio::time::Instant::now() < deadline {
             let received = match tokio::time::timeout_at(deadline, self.receiver.recv_many(&mut buffer, batch)).await {
@@ -171,51 +185,153 @@ impl ObservationReceiver {
             if received == 0 {
                 return;
             }
-            self.flush(&sinks, &mut buffer).await;
+            self.flush(&mut writer, &mut buffer).await;
         }
         let mut left = 0u64;
         while let Ok((_, weight)) = self.receiver.try_recv() {
             self.stats.queued_bytes.fetch_sub(weight, Ordering::Relaxed);
             left += 1;
         }
-        left += buffer.len() as u64;
+        for (_, weight) in buffer.drain(..) {
+            self.stats.queued_bytes.fetch_sub(weight, Ordering::Relaxed);
+            left += 1;
+        }
+        if left > 0 {
+            tracing::warn!(dropped = left, "observations left when the drain budget ran out are dropped");
+        }
         self.stats.dropped_write.fetch_add(left, Ordering::Relaxed);
     }
 
-    async fn flush(&self, sinks: &ObservationSinks, buffer: &mut Vec<(Observation, usize)>) {
-        let mut starts = Vec::new();
-        let mut updates = Vec::new();
-        let mut ops = Vec::new();
-        let mut quotas = Vec::new();
-        let mut bytes = 0;
+    async fn flush(&self, writer: &mut BatchWriter, buffer: &mut Vec<(Observation, usize)>) {
+        let mut batch = Batch::default();
         for (observation, weight) in buffer.drain(..) {
-            bytes += weight;
+            batch.bytes += weight;
             match observation {
-                Observation::Start(start) => starts.push(*start),
-                Observation::Update(update) => updates.push(*update),
-                Observation::Ops(event) => ops.push(*event),
-                Observation::Quota { account, facts } => quotas.push((account, *facts)),
+                Observation::Start(start) => batch.starts.push(*start),
+                Observation::Update(update) => batch.updates.push(*update),
+                Observation::Ops(event) => batch.ops.push(*event),
+                Observation::Quota { account, facts } => batch.quotas.push((account, *facts)),
             }
         }
-        self.stats.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
-        // Starts before the updates of the same batch (an update needs its row): one call, so
-        // the store can write a request that started and ended in this batch as one row.
-        let requests = starts.len() + updates.len();
-        let written = requests == 0 || sinks.requests.record_batch(&starts, &updates).await.is_ok();
-        self.count(requests, written);
-        self.count(ops.len(), ops.is_empty() || sinks.ops.record_ops_events(&ops).await.is_ok());
         let latest = std::mem::take(&mut *self.quotas.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-        for (account, facts) in latest.into_iter().chain(quotas) {
-            sinks.quota.write(account, facts).await;
+        for (account, facts) in latest.into_iter().chain(std::mem::take(&mut batch.quotas)) {
+            writer.sinks.quota.write(account, facts).await;
+        }
+        writer.write(batch).await;
+    }
+}
+
+/// One flush's request and ops observations, written until done (see [`ObservationReceiver::run`]).
+#[derive(Default)]
+struct Batch {
+    starts: Vec<RequestStart>,
+    updates: Vec<RequestUpdate>,
+    ops: Vec<OpsEvent>,
+    quotas: Vec<(AccountId, QuotaFacts)>,
+    /// Their weight in the queue's byte budget, released when the batch is written or dropped.
+    bytes: usize,
+}
+
+struct BatchWriter {
+    sinks: ObservationSinks,
+    stats: Arc<ObservationStats>,
+    stop: tokio_util::sync::CancellationToken,
+    drain_budget: Duration,
+    drain_deadline: Option<tokio::time::Instant>,
+}
+
+impl BatchWriter {
+    /// The end of the drain budget, counted from the first time the stop was seen.
+    fn drain_deadline(&mut self) -> tokio::time::Instant {
+        *self.drain_deadline.get_or_insert_with(|| tokio::time::Instant::now() + self.drain_budget)
+    }
+
+    /// Writes the batch's requests (starts before the updates of the same batch: one call, so
+    /// the store can write a request that started and ended in it as one row) and ops events,
+    /// retrying what failed transiently.
+    async fn write(&mut self, mut batch: Batch) {
+        let requests = batch.starts.len() + batch.updates.len();
+        let mut requests_left = requests > 0;
+        let mut ops_left = !batch.ops.is_empty();
+        let mut backoff = RETRY_INITIAL;
+        let mut tries = 0u32;
+        loop {
+            tries += 1;
+            if requests_left {
+                match self.sinks.requests.record_batch(&batch.starts, &batch.updates).await {
+                    Ok(_) => {
+                        requests_left = false;
+                        self.settle(requests, true, tries);
+                    }
+                    Err(error) if error.kind() == StorageErrorKind::Unavailable => {
+                        self.note_retry(requests, tries, &error);
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, dropped = requests, "request observations refused by the store");
+                        requests_left = false;
+                        self.settle(requests, false, tries);
+                    }
+                }
+            }
+            if ops_left {
+                match self.sinks.ops.record_ops_events(&batch.ops).await {
+                    Ok(_) => {
+                        ops_left = false;
+                        self.settle(batch.ops.len(), true, tries);
+                    }
+                    Err(error) if error.kind() == StorageErrorKind::Unavailable => {
+                        self.note_retry(batch.ops.len(), tries, &error);
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, dropped = batch.ops.len(), "ops events refused by the store");
+                        ops_left = false;
+                        self.settle(batch.ops.len(), false, tries);
+                    }
+                }
+            }
+            if !requests_left && !ops_left {
+                break;
+            }
+            if !self.wait_before_retry(backoff).await {
+                let left = if requests_left { requests } else { 0 } + if ops_left { batch.ops.len() } else { 0 };
+                tracing::warn!(dropped = left, tries, "observation writes still failing at the drain deadline");
+                self.stats.dropped_write.fetch_add(left as u64, Ordering::Relaxed);
+                break;
+            }
+            backoff = (backoff * 2).min(RETRY_MAX);
+        }
+        self.stats.queued_bytes.fetch_sub(std::mem::take(&mut batch.bytes), Ordering::Relaxed);
+    }
+
+    /// Waits `backoff` (cut short by the stop signal); `false` when the drain deadline passed.
+    async fn wait_before_retry(&mut self, backoff: Duration) -> bool {
+        if !self.stop.is_cancelled() {
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = self.stop.cancelled() => {}
+            }
+            if !self.stop.is_cancelled() {
+                return true;
+            }
+        }
+        let deadline = self.drain_deadline();
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        tokio::time::sleep_until(deadline.min(now + backoff)).await;
+        tokio::time::Instant::now() < deadline
+    }
+
+    fn note_retry(&self, n: usize, tries: u32, error: &StorageError) {
+        if tries == 1 || tries.is_power_of_two() {
+            tracing::warn!(%error, observations = n, tries, "observation write failed; retrying with backoff");
         }
     }
 
-    fn count(&self, n: usize, ok: bool) {
-        if n == 0 {
-            return;
-        }
-        if !ok {
-            tracing::warn!(dropped = n, "observation write failed; the observations are dropped");
+    fn settle(&self, n: usize, ok: bool, tries: u32) {
+        if ok && tries > 1 {
+            tracing::info!(observations = n, tries, "observation write succeeded after retries");
         }
         let counter = if ok { &self.stats.written } else { &self.stats.dropped_write };
         counter.fetch_add(n as u64, Ordering::Relaxed);

@@ -85,6 +85,22 @@ pub struct RuntimeSnapshot {
     pools: Mutex<HashMap<(usize, ProviderKind, String), Arc<CandidatePool>>>,
 }
 
+/// Which stored credentials the configured keys open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialCoverage {
+    pub stored: usize,
+    pub unreadable: usize,
+    /// The key ids the unreadable credentials were sealed with.
+    pub unreadable_key_ids: std::collections::BTreeSet<String>,
+}
+
+impl CredentialCoverage {
+    /// Credentials are stored and not one of them opens: the wrong master key is configured.
+    pub fn opens_none(&self) -> bool {
+        self.stored > 0 && self.unreadable == self.stored
+    }
+}
+
 /// Distinct pools cached per snapshot; beyond this (clients inventing model names) pools are
 /// built per request and not kept.
 const MAX_CACHED_POOLS: usize = 4096;
@@ -100,6 +116,20 @@ impl RuntimeSnapshot {
 
     pub fn accounts(&self) -> &[Arc<AccountEntry>] {
         &self.accounts
+    }
+
+    /// How many stored credentials the configured keys could not open (start-up refuses a
+    /// master key that opens none).
+    pub fn credential_coverage(&self) -> CredentialCoverage {
+        let mut unreadable_key_ids = std::collections::BTreeSet::new();
+        let mut unreadable = 0;
+        for account in &self.accounts {
+            if let CredentialSlot::Unreadable { key_id } = &account.record.credential {
+                unreadable += 1;
+                unreadable_key_ids.insert(key_id.clone());
+            }
+        }
+        CredentialCoverage { stored: self.accounts.len(), unreadable, unreadable_key_ids }
     }
 
     pub fn groups(&self) -> &[GroupRef] {

@@ -7,4 +7,5 @@ mod engine;
 mod fixtures;
 mod observation;
 mod refresh_schedule;
+mod request_recovery;
 mod snapshot;

@@ -42,6 +42,9 @@ pub struct ServerConfig {
     pub request_body_limit_bytes: usize,
     /// Async runtime worker threads; 0 means one per CPU.
     pub worker_threads: usize,
+    /// This replica's stable name across restarts (its successor takes over what a crashed
+    /// process left); not set: `<hostname>:<listen port>`.
+    pub replica_name: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +54,7 @@ impl Default for ServerConfig {
             drain_timeout_seconds: 30,
             request_body_limit_bytes: 32 * 1024 * 1024,
             worker_threads: 0,
+            replica_name: None,
         }
     }
 }
@@ -209,8 +213,12 @@ impl std::fmt::Debug for AdminConfig {
 pub struct EngineConfig {
     /// Most upstream calls one request makes before it is committed to the client.
     pub max_attempts: u32,
-    /// TTL of admission and account slots (renewed during long streams).
+    /// TTL of admission and account slots and of the replica heartbeat; the heartbeat renews
+    /// every held slot each third of it, so a dead process's slots are free within one TTL.
     pub lease_ttl_seconds: u64,
+    /// A request row still `running` this long after its start is recovered as `incomplete`
+    /// (the backstop behind the heartbeat-based recovery).
+    pub request_deadline_seconds: u64,
     /// Longest a request waits for an account's request interval instead of failing.
     pub max_interval_wait_ms: u64,
     /// Bounds of the in-process observation queue.
@@ -228,7 +236,8 @@ impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             max_attempts: 4,
-            lease_ttl_seconds: 300,
+            lease_ttl_seconds: 30,
+            request_deadline_seconds: 3600,
             max_interval_wait_ms: 5000,
             observation_queue_capacity: 65_536,
             observation_queue_bytes: 64 * 1024 * 1024,
@@ -346,8 +355,19 @@ impl Config {
         if self.engine.max_attempts == 0 || self.engine.max_attempts > 16 {
             return Err(ConfigError::invalid("engine.max_attempts", "must be between 1 and 16"));
         }
-        if self.engine.lease_ttl_seconds < 10 {
-            return Err(ConfigError::invalid("engine.lease_ttl_seconds", "must be at least 10"));
+        if !(3..=3600).contains(&self.engine.lease_ttl_seconds) {
+            return Err(ConfigError::invalid("engine.lease_ttl_seconds", "must be between 3 and 3600"));
+        }
+        if self.engine.request_deadline_seconds < 60 {
+            return Err(ConfigError::invalid("engine.request_deadline_seconds", "must be at least 60"));
+        }
+        if let Some(name) = &self.server.replica_name {
+            let valid = !name.is_empty()
+                && name.len() <= 200
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+            if !valid {
+                return Err(ConfigError::invalid("server.replica_name", "must be [A-Za-z0-9._:-]{1,200}"));
+            }
         }
         if self.engine.observation_queue_capacity == 0 || self.engine.observation_queue_bytes < 1024 * 1024 {
             return Err(ConfigError::invalid(

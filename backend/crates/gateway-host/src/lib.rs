@@ -20,7 +20,7 @@ pub mod shutdown;
 pub mod workers;
 
 pub use config::{Config, ConfigError};
-pub use health::{Health, ReadinessProbe};
+pub use health::{Health, ProbeRole, ReadinessProbe};
 pub use serve::{ServeOutcome, serve};
 pub use shutdown::Shutdown;
 pub use workers::{FnWorker, Worker, WorkerContext, WorkerError, WorkerFuture, WorkerRuntime};

@@ -1,5 +1,6 @@
 //! Tests of gateway-host, mirroring `src/`.
 
 mod config;
+mod health;
 mod serve;
 mod workers;

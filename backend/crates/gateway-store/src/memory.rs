@@ -11,6 +11,7 @@ mod affinity;
 mod circuit;
 mod continuation;
 mod cooldown;
+mod heartbeat;
 mod in_flight;
 mod leader_lease;
 mod login_throttle;
@@ -22,7 +23,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use gateway_core::coordination::{AffinityKey, ContinuationPin, OAuthFlowKey, ReplicaId};
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId};
+use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, RequestId};
 use tokio::sync::broadcast;
 
 /// Writes between two sweeps of expired entries.
@@ -86,7 +87,26 @@ struct State {
     login_failures: HashMap<String, (u32, u64)>,
     /// Once-markers (a TOTP step used): expiry per marker.
     once_markers: HashMap<String, u64>,
+    /// Each boot's heartbeat and the slots it was granted.
+    boots: HashMap<BootId, BootRecord>,
+    /// The current boot of each replica name.
+    replicas: HashMap<String, BootId>,
     writes: u64,
+}
+
+/// One slot a boot was granted, as its successor frees it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SlotRef {
+    Admission(ClientKeyId, RequestId),
+    Account(AccountId, u64),
+}
+
+#[derive(Default)]
+struct BootRecord {
+    /// The heartbeat's end (ms); 0 before the first heartbeat.
+    alive_until: u64,
+    /// Slot -> expiry.
+    slots: HashMap<SlotRef, u64>,
 }
 
 impl State {
@@ -111,6 +131,10 @@ impl State {
             account.slots.retain(|_, expiry| *expiry > now);
             account.exclusions.retain(|_, until| *until > now);
         }
+        self.boots.retain(|_, boot| {
+            boot.slots.retain(|_, expiry| *expiry > now);
+            boot.alive_until > now || !boot.slots.is_empty()
+        });
     }
 
     fn account(&mut self, account: AccountId) -> &mut AccountState {

@@ -17,6 +17,7 @@ mod circuit;
 mod connection;
 mod continuation;
 mod cooldown;
+mod heartbeat;
 mod in_flight;
 mod keys;
 mod leader_lease;

@@ -7,6 +7,7 @@ pub mod circuit;
 pub mod continuation;
 pub mod cooldown;
 pub mod fixtures;
+pub mod heartbeats;
 pub mod leases;
 pub mod notifications;
 pub mod oauth_pending;
@@ -18,6 +19,7 @@ pub use budgets::*;
 pub use circuit::*;
 pub use continuation::*;
 pub use cooldown::*;
+pub use heartbeats::*;
 pub use leases::*;
 pub use notifications::*;
 pub use oauth_pending::*;
@@ -50,7 +52,12 @@ macro_rules! coordination_contract_suite {
             request_interval_spaces_starts,
             no_account_reports_each_reason,
             leaked_slot_expires_and_stale_token_is_rejected,
-            renew_keeps_a_slot_past_its_first_ttl,
+            heartbeat_keeps_held_slots_past_their_first_ttl,
+            slots_not_renewed_by_a_heartbeat_expire,
+            release_boot_frees_every_slot_of_a_dead_boot,
+            a_boot_is_alive_while_its_heartbeat_lasts,
+            claim_replica_names_the_predecessor,
+            heartbeat_refuses_oversized_batches,
             release_applies_account_feedback,
             affinity_binds_hits_bypasses_and_rebinds,
             affinity_bind_and_rebind_are_atomic,

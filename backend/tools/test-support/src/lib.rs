@@ -1,5 +1,6 @@
 //! Test support shared by every package's `tests/`: free ports, waiting on a condition with a
-//! deadline, a per-test PostgreSQL schema and a per-test Redis key prefix.
+//! deadline, a per-test PostgreSQL schema and a per-test Redis key prefix, and a TCP proxy a test
+//! can cut to cause an outage of one service for one process.
 //!
 //! Services come from `SWITCHBOARD_TEST_DATABASE_URL` / `SWITCHBOARD_TEST_REDIS_URL` (set by
 //! `scripts/test`), else the local defaults. A missing service is a test failure with a clear
@@ -8,9 +9,11 @@
 pub mod ports;
 pub mod postgres;
 pub mod redis;
+pub mod tcp_proxy;
 pub mod wait;
 
 pub use ports::free_port;
 pub use postgres::TestDatabase;
 pub use redis::{redis_url, unique_prefix};
+pub use tcp_proxy::TcpProxy;
 pub use wait::wait_until;

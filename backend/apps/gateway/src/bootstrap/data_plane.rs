@@ -1,5 +1,5 @@
 //! The data plane: providers, engine, client routes and the workers that keep them fed
-//! (snapshot reconciliation, observation flushing, stale recovery, retention).
+//! (snapshot reconciliation, observation flushing, slot heartbeat, request recovery, retention).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,6 +7,7 @@ use std::time::Duration;
 use axum::Router;
 use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
+use gateway_core::domain::Runner;
 use gateway_core::engine::{Engine, EngineSettings};
 use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::provider::{Provider, ProviderSet};
@@ -16,12 +17,17 @@ use gateway_host::{Config, FnWorker, Shutdown, WorkerRuntime};
 use provider_openai::OpenAiSettings;
 
 use super::accounts::{self, Accounts};
+use super::recovery::{self, Recovery};
 use super::{StartError, Storage};
 
 pub struct DataPlane {
     pub router: Router,
     /// The account lifecycle (providers, refresher, prober, logins) for the admin API.
     pub accounts: Accounts,
+    /// The routing snapshot, for the readiness probe.
+    pub snapshots: SnapshotHolder,
+    /// The held slots and the request recovery (take-over at start, releases at shutdown).
+    pub recovery: Recovery,
 }
 
 pub fn openai_settings(config: &Config) -> OpenAiSettings {
@@ -40,6 +46,32 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
     }
 }
 
+/// Refuses to start with a master key that opens none of the stored credentials: every account
+/// would be unusable. Some unreadable ones (a key retired too early) only warn.
+fn check_master_key(snapshot: &RuntimeSnapshot) -> Result<(), StartError> {
+    let coverage = snapshot.credential_coverage();
+    let key_ids = coverage.unreadable_key_ids.iter().map(String::as_str).collect::<Vec<_>>().join(", ");
+    if coverage.opens_none() {
+        return Err(StartError::Config(gateway_host::ConfigError::invalid(
+            "secrets.master_key",
+            &format!(
+                "it opens none of the {} stored credentials (sealed with key id {key_ids}); configure the key \
+                 they were sealed with as secrets.master_key, or list it in secrets.retired_master_keys",
+                coverage.stored
+            ),
+        )));
+    }
+    if coverage.unreadable > 0 {
+        tracing::warn!(
+            unreadable = coverage.unreadable,
+            stored = coverage.stored,
+            key_ids = %key_ids,
+            "some stored credentials open with no configured key; those accounts are unusable"
+        );
+    }
+    Ok(())
+}
+
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
     workers.register(worker).map_err(StartError::Wiring)
 }
@@ -49,6 +81,7 @@ pub async fn build(
     storage: &Storage,
     workers: &mut WorkerRuntime,
     shutdown: &Shutdown,
+    runner: Runner,
 ) -> Result<DataPlane, StartError> {
     let store = storage.postgres.clone();
 
@@ -60,6 +93,7 @@ pub async fn build(
         Duration::from_secs(config.engine.snapshot_reload_seconds),
     ));
     reconciler.reload().await.map_err(|e| StartError::Storage(format!("cannot load the routing snapshot: {e}")))?;
+    check_master_key(&snapshots.current())?;
     let poll = Duration::from_millis(config.engine.snapshot_poll_ms);
     register(
         workers,
@@ -100,24 +134,11 @@ pub async fn build(
         }),
     )?;
 
+    // Crash recovery: the slot heartbeat and the recovery of rows nobody can finish.
+    let lease_ttl = Duration::from_secs(config.engine.lease_ttl_seconds);
+    let recovery = recovery::build(storage, runner.clone(), lease_ttl, workers)?;
+
     // Maintenance of the request log.
-    register(
-        workers,
-        FnWorker::periodic("stale-recovery", Duration::from_secs(30), {
-            let store = store.clone();
-            move || {
-                let store = store.clone();
-                Box::pin(async move {
-                    use gateway_core::ports::RequestLog;
-                    let recovered = store.recover_stale(time::OffsetDateTime::now_utc(), 500).await?;
-                    if !recovered.is_empty() {
-                        tracing::warn!(count = recovered.len(), "stale running requests recovered as incomplete");
-                    }
-                    Ok(())
-                })
-            }
-        }),
-    )?;
     register(
         workers,
         FnWorker::periodic("retention", Duration::from_secs(300), {
@@ -151,22 +172,25 @@ pub async fn build(
 
     let metrics = Metrics { observations: observations.stats().clone() };
     let engine = Arc::new(Engine {
-        snapshots,
+        snapshots: snapshots.clone(),
         providers,
         slots: storage.coordination.clone(),
+        held: recovery.held.clone(),
         pins: storage.coordination.clone(),
         observations,
         prices: Arc::new(PriceTable::default()),
         affinity_hints: Default::default(),
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
-            lease_ttl: Duration::from_secs(config.engine.lease_ttl_seconds),
+            lease_ttl,
             max_interval_wait: Duration::from_millis(config.engine.max_interval_wait_ms),
             header_timeout: Duration::from_secs(config.providers.openai.header_timeout_seconds),
+            request_deadline: Duration::from_secs(config.engine.request_deadline_seconds),
+            runner: Some(runner),
             ..EngineSettings::default()
         },
     });
     let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
         .merge(metrics_routes(metrics));
-    Ok(DataPlane { router, accounts })
+    Ok(DataPlane { router, accounts, snapshots, recovery })
 }

@@ -71,4 +71,39 @@ async fn a_client_that_hangs_up_mid_stream_is_recorded_as_cancelled() {
     let rows = terminal_rows(&gateway.pool().await, 1).await;
     assert_eq!(rows[0].get::<String, _>("status"), "cancelled");
     assert_eq!(rows[0].get::<String, _>("send_state"), "sent");
+    // What the client had received is kept: the status line, the commit and the response id.
+    assert_eq!(rows[0].get::<Option<i16>, _>("http_status"), Some(200));
+    assert!(rows[0].get::<Option<time::OffsetDateTime>, _>("downstream_committed_at").is_some());
+    let response_id = rows[0].get::<Option<Vec<u8>>, _>("client_response_id").expect("the response id is kept");
+    assert!(response_id.starts_with(b"resp_"));
+}
+
+#[tokio::test]
+async fn a_committed_stream_is_recorded_at_the_commit_while_it_still_runs() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    let mut response =
+        gateway.responses(json!({"model": "gpt-5.4", "input": "sim: events=200 delay_ms=100", "stream": true})).await;
+    let request_id: uuid::Uuid = response.headers()["x-request-id"].to_str().expect("id").parse().expect("uuid");
+    let first = response.chunk().await.expect("chunk").expect("a first chunk");
+    assert!(String::from_utf8_lossy(&first).contains("response.created"));
+    let pool = gateway.pool().await;
+    // A crash from here on must still find what the client received in the row.
+    let row = test_support::wait_until("the commit observation", std::time::Duration::from_secs(10), || async {
+        sqlx::query(
+            "SELECT * FROM model_requests WHERE id = $1 AND status = 'running' AND downstream_committed_at IS NOT NULL",
+        )
+        .bind(request_id)
+        .fetch_optional(&pool)
+        .await
+        .ok()
+        .flatten()
+    })
+    .await
+    .expect("the running row shows the commit");
+    assert_eq!(row.get::<String, _>("send_state"), "sent");
+    assert_eq!(row.get::<Option<i16>, _>("http_status"), Some(200));
+    assert!(row.get::<Option<i64>, _>("account_id").is_some());
+    let response_id = row.get::<Option<Vec<u8>>, _>("client_response_id").expect("the response id");
+    assert!(response_id.starts_with(b"resp_"));
+    drop(response);
 }

@@ -14,7 +14,7 @@ use super::account_slots::{AccountCandidate, AccountFeedback, AccountLease, Inel
 use super::admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, Spend};
 use super::affinity::AffinityKey;
 use super::{CoordinationError, UnixMillis};
-use crate::domain::{AccountId, ProviderKind, RequestId};
+use crate::domain::{AccountId, BootId, ProviderKind, RequestId};
 
 /// Upper bound on the candidates of one acquire (the `K` of the design): the script's work and
 /// key count stay bounded.
@@ -24,6 +24,9 @@ pub const MAX_CANDIDATES: usize = 16;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcquireRequest {
     pub request: RequestId,
+    /// The process acquiring: the granted slots are its own (renewed by its heartbeat, freed
+    /// with its other slots when a successor releases its boot).
+    pub owner: BootId,
     pub provider: ProviderKind,
     /// The upstream model, for model exclusions.
     pub model: String,
@@ -34,7 +37,7 @@ pub struct AcquireRequest {
     pub candidates: Vec<AccountCandidate>,
     pub strategy: PickStrategy,
     pub affinity: Option<AffinityRequest>,
-    /// TTL of the new slots; renew for long streams.
+    /// TTL of the new slots; the owner's heartbeat renews them while the request runs.
     pub lease_ttl: Duration,
     /// The failed attempt this acquire replaces (failover): its slot is released and its
     /// feedback applied in the same script, and a session bound to its account is rebound.
@@ -161,7 +164,7 @@ pub struct CandidateVerdict {
     pub reason: Ineligible,
 }
 
-/// The leases a request holds, handed to renew and release.
+/// The leases a request holds, handed to the heartbeat and the release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HeldLeases {
     pub admission: Option<AdmissionLease>,
@@ -178,21 +181,15 @@ pub struct ReleaseRequest {
     pub spend: Option<Spend>,
 }
 
-/// Whether a lease was still held when renewed or released.
+/// Whether a lease was still held when checked or released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeaseStatus {
-    /// Held (renewed), or held until this release.
+    /// Held, or held until this release.
     Held,
-    /// Expired or superseded: a stale holder; nothing was extended.
+    /// Expired or superseded: a stale holder.
     Lost,
     /// No lease of this kind was given.
     Absent,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RenewOutcome {
-    pub admission: LeaseStatus,
-    pub account: LeaseStatus,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,9 +203,6 @@ pub struct ReleaseOutcome {
 pub trait RequestSlots: Send + Sync {
     /// One round trip: decide and record admission, account slot, interval start and affinity.
     async fn acquire(&self, request: &AcquireRequest) -> Result<AcquireOutcome, CoordinationError>;
-
-    /// Extend the TTL of held slots (long streams). A lost slot is not resurrected.
-    async fn renew(&self, leases: &HeldLeases, ttl: Duration) -> Result<RenewOutcome, CoordinationError>;
 
     /// Free the slots, apply the account feedback and add the spend, in one round trip.
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError>;

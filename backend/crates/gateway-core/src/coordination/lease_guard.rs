@@ -1,27 +1,28 @@
 //! RAII ownership of a request's slots: released exactly once, on completion, error, client
 //! disconnect, cancellation or panic.
 //!
-//! Call [`LeaseGuard::release`] on the normal paths (it carries the account feedback). If the
-//! guard is dropped instead (the request future was cancelled or panicked), `Drop` spawns the
-//! release on the current Tokio runtime; without a runtime, or if that release fails, the slots
-//! expire by their TTL.
+//! Guards are made by [`HeldSlots::guard`] and registered with their process's registry: the
+//! heartbeat renews their slots while they live, and background releases run as tasks the
+//! registry tracks. Call [`LeaseGuard::release`] (or [`LeaseGuard::release_later`] off the client's path)
+//! on the normal paths; they carry the account feedback. If the guard is dropped instead (the
+//! request future was cancelled or panicked), `Drop` starts the release in the background;
+//! without a runtime, or if that release fails, the slots expire by their (short) TTL, since
+//! nothing renews them any more.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::{
-    AccountFeedback, AccountLease, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, RenewOutcome,
-    RequestSlots, Spend,
-};
+use super::held_slots::HeldSlots;
+use super::{AccountFeedback, AccountLease, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, Spend};
 
 pub struct LeaseGuard {
-    slots: Arc<dyn RequestSlots>,
+    registry: HeldSlots,
+    id: u64,
     held: Option<HeldLeases>,
 }
 
 impl LeaseGuard {
-    pub fn new(slots: Arc<dyn RequestSlots>, held: HeldLeases) -> Self {
-        Self { slots, held: Some(held) }
+    pub(crate) fn registered(registry: HeldSlots, id: u64, held: HeldLeases) -> Self {
+        Self { registry, id, held: Some(held) }
     }
 
     pub fn leases(&self) -> HeldLeases {
@@ -36,11 +37,8 @@ impl LeaseGuard {
     pub fn replace_account(&mut self, account: AccountLease) {
         if let Some(held) = self.held.as_mut() {
             held.account = Some(account);
+            self.registry.update(self.id, *held);
         }
-    }
-
-    pub async fn renew(&self, ttl: Duration) -> Result<RenewOutcome, CoordinationError> {
-        self.slots.renew(&self.leases(), ttl).await
     }
 
     /// Releases now, applying `feedback` to the account.
@@ -55,25 +53,41 @@ impl LeaseGuard {
         feedback: Option<AccountFeedback>,
         spend: Option<Spend>,
     ) -> Result<ReleaseOutcome, CoordinationError> {
-        let leases = self.held.take().unwrap_or_default();
-        self.slots.release(&ReleaseRequest { leases, feedback, spend }).await
+        let leases = self.take();
+        self.registry.slots().release(&ReleaseRequest { leases, feedback, spend }).await
+    }
+
+    /// Releases in the background (off the client's path), as a task of the registry.
+    pub fn release_later(mut self, feedback: Option<AccountFeedback>, spend: Option<Spend>) {
+        let leases = self.take();
+        self.spawn_release(ReleaseRequest { leases, feedback, spend });
+    }
+
+    /// Takes the leases out of the guard and the registry (the heartbeat stops renewing them).
+    fn take(&mut self) -> HeldLeases {
+        self.registry.forget(self.id);
+        self.held.take().unwrap_or_default()
+    }
+
+    fn spawn_release(&self, release: ReleaseRequest) {
+        let slots = Arc::clone(self.registry.slots());
+        let started = self.registry.spawn_release(async move {
+            if let Err(error) = slots.release(&release).await {
+                tracing::warn!(%error, "background release failed; the slots expire by their TTL");
+            }
+        });
+        if !started {
+            tracing::debug!("lease guard released outside a runtime; slots expire by TTL");
+        }
     }
 }
 
 impl Drop for LeaseGuard {
     fn drop(&mut self) {
-        let Some(leases) = self.held.take() else { return };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::debug!("lease guard dropped outside a runtime; slots expire by TTL");
+        if self.held.is_none() {
             return;
-        };
-        let slots = Arc::clone(&self.slots);
-        // Detached on purpose: the owner is gone; the release is bounded by the adapter's
-        // command timeout and the slots' TTL is the backstop.
-        drop(runtime.spawn(async move {
-            if let Err(error) = slots.release(&ReleaseRequest { leases, feedback: None, spend: None }).await {
-                tracing::warn!(%error, "release of dropped lease guard failed; slots expire by TTL");
-            }
-        }));
+        }
+        let leases = self.take();
+        self.spawn_release(ReleaseRequest { leases, feedback: None, spend: None });
     }
 }

@@ -8,6 +8,7 @@ use crate::closed_set;
 use crate::domain::ids::{AccountId, ClientKeyId, GroupId, RequestId};
 use crate::domain::money::NanoUsd;
 use crate::domain::provider::ProviderKind;
+use crate::domain::replica::Runner;
 use crate::domain::request_usage::{LatencySplits, TokenUsage};
 use crate::domain::send_state::SendState;
 
@@ -16,7 +17,8 @@ closed_set!(
         Running = "running",
         Completed = "completed",
         Failed = "failed",
-        /// Cut short (stale recovery, client gone mid-stream after commit, upstream incomplete).
+        /// Cut short (stale or replica-lost recovery, upstream failure after the commit, upstream
+        /// incomplete).
         Incomplete = "incomplete",
         Cancelled = "cancelled",
     }
@@ -64,6 +66,8 @@ pub struct RequestStart {
     pub started_at: OffsetDateTime,
     /// After this instant a still-running row is considered stale and recovered as `incomplete`.
     pub deadline_at: OffsetDateTime,
+    /// The process that runs the request (`None` for rows written before it was recorded).
+    pub runner: Option<Runner>,
 }
 
 /// A later observation of a request: progress (`status = Running`) or terminal. `None` fields

@@ -88,10 +88,7 @@ pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Ac
     if result.is_err()
         && let Some(guard) = state.guard.take()
     {
-        let feedback = state.feedback.take();
-        tokio::spawn(async move {
-            let _ = guard.release(feedback).await;
-        });
+        guard.release_later(state.feedback.take(), None);
     }
     result
 }
@@ -154,6 +151,7 @@ async fn run_provider(
         }
         let request = AcquireRequest {
             request: record.id,
+            owner: ctx.engine.held.boot(),
             provider: kind,
             model: ctx.plan.upstream_model.clone(),
             admission: if state.guard.is_none() { admission_limits(ctx.key, record.spend_period) } else { None },
@@ -213,7 +211,7 @@ async fn run_provider(
         }
         match state.guard.as_mut() {
             Some(guard) => guard.replace_account(grant.account),
-            None => state.guard = Some(LeaseGuard::new(ctx.engine.slots.clone(), grant.held())),
+            None => state.guard = Some(ctx.engine.held.guard(grant.held())),
         }
         let account_id = grant.account.account;
         let Some(account) = ctx.snapshot.account(account_id) else {

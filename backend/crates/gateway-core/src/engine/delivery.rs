@@ -5,13 +5,18 @@
 //! handed to the HTTP layer (invariant 4); from then on nothing is retried. Frames go out as the
 //! provider yielded them — for OpenAI the upstream's own bytes. After the commit an upstream
 //! failure becomes an in-stream `error` event. A client that hangs up after the terminal event
-//! leaves a successful record; one that hangs up before leaves a cancelled one.
+//! leaves a successful record; one that hangs up before leaves a cancelled one that still
+//! tells what the client had received (status line, commit time, response id).
+//!
+//! The commit itself is observed at once (`RequestRecord::commit`), so a crash of the process
+//! after it leaves a row that says the stream was committed. The slots are not renewed here:
+//! the replica's heartbeat renews every slot it holds with one call per period.
 
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::Stream;
@@ -19,11 +24,10 @@ use gateway_protocol::aggregate::Aggregator;
 use gateway_protocol::events::{EventFacts, event_type, read_facts};
 use gateway_protocol::{ApiError, ErrorCode, EventKind, SseFrame};
 
-use super::EngineSettings;
 use super::attempts::Accepted;
 use super::record::{Outcome, RequestRecord};
 use crate::accounting::{PriceTable, token_usage};
-use crate::coordination::{LeaseGuard, RequestSlots, Spend};
+use crate::coordination::{LeaseGuard, Spend};
 use crate::domain::{AccountId, RequestStatus};
 use crate::observation::Observation;
 use crate::provider::{FrameStream, StreamFailure, UpstreamEvent};
@@ -44,7 +48,6 @@ pub struct Delivery {
     prefetched: Option<SseFrame>,
     record: RequestRecord,
     guard: Option<LeaseGuard>,
-    slots: Arc<dyn RequestSlots>,
     account: AccountId,
     model: String,
     served_model: Option<String>,
@@ -52,8 +55,8 @@ pub struct Delivery {
     prices: Arc<PriceTable>,
     facts: EventFacts,
     finished: bool,
-    lease_ttl: Duration,
-    last_renew: Instant,
+    /// The stream reply (status 200 and headers) went to the HTTP layer.
+    handed_over: bool,
     first_content_seen: bool,
 }
 
@@ -69,8 +72,6 @@ impl Delivery {
         record: RequestRecord,
         model: String,
         prices: Arc<PriceTable>,
-        slots: Arc<dyn RequestSlots>,
-        settings: &EngineSettings,
         pin: Option<PinContext>,
     ) -> Self {
         Self {
@@ -80,7 +81,6 @@ impl Delivery {
             prefetched: None,
             record,
             guard: Some(accepted.guard),
-            slots,
             account: accepted.account,
             model,
             served_model: accepted.reply.served_model,
@@ -88,8 +88,7 @@ impl Delivery {
             prices,
             facts: EventFacts::default(),
             finished: false,
-            lease_ttl: settings.lease_ttl,
-            last_renew: Instant::now(),
+            handed_over: false,
             first_content_seen: false,
         }
     }
@@ -116,6 +115,7 @@ impl Delivery {
                         tracing::warn!(%error, "continuation pin not written; the response cannot be continued");
                     }
                     self.prefetched = Some(frame);
+                    self.handed_over = true;
                     let headers = self.headers("text/event-stream");
                     return Ok((headers, self));
                 }
@@ -169,7 +169,7 @@ impl Delivery {
                     // The non-stream answer is committed when its terminal event arrives: from
                     // then on it will be delivered.
                     if matches!(kind_of(&frame), EventKind::Completed | EventKind::Incomplete) {
-                        self.record.commit();
+                        self.record.commit_at_terminal();
                     }
                     let kind = self.observe(&frame);
                     if let Some(data) = frame.data() {
@@ -265,9 +265,26 @@ impl Delivery {
         });
         self.record.finish(status, outcome);
         if let Some(guard) = self.guard.take() {
-            tokio::spawn(async move {
-                let _ = guard.release_spent(None, spend).await;
-            });
+            guard.release_later(None, spend);
+        }
+    }
+
+    /// The client went away before the terminal event: a cancelled record that keeps what the
+    /// client had received.
+    fn finish_cancelled(&mut self) {
+        self.finished = true;
+        let received = self.handed_over || self.record.is_committed();
+        let model = self.facts.model.clone().or(self.served_model.clone()).unwrap_or_else(|| self.model.clone());
+        let outcome = Outcome {
+            http_status: received.then_some(200),
+            error_code: Some("client_disconnected".to_owned()),
+            upstream_model: Some(model),
+            client_response_id: self.facts.response_id.as_ref().map(|id| id.as_bytes().to_vec()),
+            ..Outcome::default()
+        };
+        self.record.finish(RequestStatus::Cancelled, outcome);
+        if let Some(guard) = self.guard.take() {
+            guard.release_later(None, None);
         }
     }
 
@@ -279,9 +296,7 @@ impl Delivery {
             Outcome { http_status: Some(502), error_code: Some("stream_interrupted".to_owned()), ..Outcome::default() },
         );
         if let Some(guard) = self.guard.take() {
-            tokio::spawn(async move {
-                let _ = guard.release(None).await;
-            });
+            guard.release_later(None, None);
         }
         ApiError::new(ErrorCode::StreamInterrupted, "The upstream stream broke before the response started.")
     }
@@ -295,25 +310,24 @@ impl Delivery {
         SseFrame::from_event("error", &error.stream_event(None)).raw
     }
 
-    fn renew_if_due(&mut self) {
-        if self.last_renew.elapsed() < self.lease_ttl / 3 {
-            return;
-        }
-        self.last_renew = Instant::now();
-        if let Some(guard) = &self.guard {
-            let (slots, leases, ttl) = (self.slots.clone(), guard.leases(), self.lease_ttl);
-            tokio::spawn(async move {
-                let _ = slots.renew(&leases, ttl).await;
-            });
-        }
-    }
-
-    /// Hands one frame to the client: commit first, then its bytes.
+    /// Hands one frame to the client: commit first (observed, with the response id the frame
+    /// may have announced), then its bytes.
     fn deliver(&mut self, frame: SseFrame) -> Bytes {
+        if !self.record.is_committed() && kind_of(&frame).is_terminal() {
+            // The first frame ends the response: its terminal update carries the commit.
+            self.record.commit_at_terminal();
+        }
         self.observe(&frame);
-        self.record.commit();
-        self.renew_if_due();
+        self.record.commit(self.facts.response_id.as_deref());
         frame.raw
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.finish_cancelled();
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use crate::coordination::SpendPeriod;
 use crate::domain::{
     AccountId, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart, RequestStatus,
-    RequestUpdate, RoutingSnapshot, SendState, TokenUsage, Transport,
+    RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
 };
 use crate::observation::{Observation, ObservationQueue};
 
@@ -85,6 +85,7 @@ impl RequestRecord {
         stream: bool,
         routing: RoutingSnapshot,
         deadline: std::time::Duration,
+        runner: Option<Runner>,
     ) -> Self {
         let now = OffsetDateTime::now_utc();
         queue.push(Observation::Start(Box::new(RequestStart {
@@ -97,6 +98,7 @@ impl RequestRecord {
             routing,
             started_at: now,
             deadline_at: now + deadline,
+            runner,
         })));
         Self {
             id,
@@ -168,8 +170,30 @@ impl RequestRecord {
         }
     }
 
-    /// Crosses the downstream commit barrier (in memory, before the first byte is written).
-    pub fn commit(&mut self) {
+    /// Crosses the downstream commit barrier (in memory, before the first byte is written) and
+    /// enqueues what the client is about to receive — the commit time, the status line, the
+    /// response id and the send state — so that a crash from here on still finds it in the row.
+    pub fn commit(&mut self, response_id: Option<&str>) {
+        if self.committed_at.is_some() {
+            return;
+        }
+        let now = OffsetDateTime::now_utc();
+        self.committed_at = Some(now);
+        let mut update = RequestUpdate::new(self.id, RequestStatus::Running, self.watermark);
+        update.provider = self.provider;
+        update.account_id = self.account;
+        update.attempts = Some(self.attempts_json());
+        update.http_status = Some(200);
+        update.downstream_committed_at = Some(now);
+        update.client_response_id = response_id.map(|id| id.as_bytes().to_vec());
+        update.upstream_response_id = update.client_response_id.clone();
+        update.latency = self.latency;
+        self.queue.push(Observation::Update(Box::new(update)));
+    }
+
+    /// Crosses the commit barrier without an observation of its own: a non-stream answer,
+    /// committed at its terminal event, whose terminal update follows at once.
+    pub fn commit_at_terminal(&mut self) {
         if self.committed_at.is_none() {
             self.committed_at = Some(OffsetDateTime::now_utc());
         }

@@ -1,10 +1,10 @@
 //! The `model_requests` projection, written by the observation flush worker and maintained by
-//! the stale-recovery and retention workers.
+//! the request-recovery and retention workers.
 
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use crate::domain::{ModelRequestRecord, RequestId, RequestStart, RequestUpdate};
+use crate::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate};
 use crate::ports::storage_error::StorageError;
 
 #[async_trait]
@@ -35,6 +35,17 @@ pub trait RequestLog: Send + Sync {
     /// Marks at most `limit` rows still `running` past their `deadline_at` as `incomplete`
     /// (`error_code = stale_recovered`). Never replays anything. Returns the recovered ids.
     async fn recover_stale(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<RequestId>, StorageError>;
+
+    /// The distinct boots that have rows still `running` (at most `limit`), for the recovery of
+    /// the rows of processes that died.
+    async fn running_boots(&self, limit: u32) -> Result<Vec<BootId>, StorageError>;
+
+    /// Marks at most `limit` rows of `boot` still `running` as `incomplete`
+    /// (`error_code = replica_lost`, `finished_at = now`): their process is gone. What the client
+    /// had received (commit time, response id, http status, send state) is kept. Never replays
+    /// anything. Returns the recovered ids.
+    async fn recover_boot(&self, boot: BootId, now: OffsetDateTime, limit: u32)
+    -> Result<Vec<RequestId>, StorageError>;
 
     /// Deletes at most `limit` finished rows started before `cutoff`, oldest first.
     async fn delete_requests_before(&self, cutoff: OffsetDateTime, limit: u32) -> Result<u64, StorageError>;

@@ -45,6 +45,7 @@ impl Reconciler {
             self.reload().await?;
             return Ok(true);
         }
+        self.holder.confirm();
         Ok(false)
     }
 }

@@ -7,13 +7,12 @@ use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AdmissionLimits,
-    AffinityOutcome, BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible,
-    LeaseStatus, NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, Spend,
-    SpendPeriod, UnixMillis,
+    AffinityOutcome, BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, Ineligible, LeaseStatus,
+    NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, Spend, SpendPeriod, UnixMillis,
 };
 use gateway_core::domain::{AccountId, ClientKeyId};
 
-use super::{Expiring, MemoryCoordination, Phase, SpendWindow, SpendWindowPeriod, State};
+use super::{Expiring, MemoryCoordination, Phase, SlotRef, SpendWindow, SpendWindowPeriod, State};
 
 #[async_trait]
 impl RequestSlots for MemoryCoordination {
@@ -21,23 +20,6 @@ impl RequestSlots for MemoryCoordination {
         request.validate()?;
         let (mut state, now) = self.lock();
         Ok(acquire(&mut state, now, request))
-    }
-
-    async fn renew(&self, leases: &HeldLeases, ttl: Duration) -> Result<RenewOutcome, CoordinationError> {
-        let (mut state, now) = self.lock();
-        let expiry = now + duration_millis(ttl);
-        let admission = match leases.admission {
-            None => LeaseStatus::Absent,
-            Some(lease) => {
-                let slot = state.admission.get_mut(&lease.client_key).and_then(|a| a.slots.get_mut(&lease.request));
-                renew_slot(slot, now, expiry)
-            }
-        };
-        let account = match leases.account {
-            None => LeaseStatus::Absent,
-            Some(lease) => renew_slot(state.account(lease.account).slots.get_mut(&lease.token.0), now, expiry),
-        };
-        Ok(RenewOutcome { admission, account })
     }
 
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError> {
@@ -102,16 +84,6 @@ fn budget_denial(state: &State, limits: &AdmissionLimits) -> Option<AdmissionDen
         };
         (spent >= limit).then_some(AdmissionDenial::Budget { kind, limit, spent })
     })
-}
-
-fn renew_slot(slot: Option<&mut u64>, now: u64, expiry: u64) -> LeaseStatus {
-    match slot {
-        Some(current) if *current > now => {
-            *current = expiry;
-            LeaseStatus::Held
-        }
-        _ => LeaseStatus::Lost,
-    }
 }
 
 fn released(removed: Option<u64>, now: u64) -> LeaseStatus {
@@ -264,8 +236,13 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
     let token = account.fence;
     account.last_start = Some(now);
     account.slots.insert(token, now + ttl);
+    let owned = &mut state.boots.entry(request.owner).or_default().slots;
+    owned.insert(SlotRef::Account(account_id, token), now + ttl);
     let mut admission = None;
     if let Some(limits) = request.admission {
+        if limits.max_concurrency.is_some() {
+            owned.insert(SlotRef::Admission(limits.client_key, request.request), now + ttl);
+        }
         let client = state.admission.entry(limits.client_key).or_default();
         if limits.max_concurrency.is_some() {
             client.slots.insert(request.request, now + ttl);

@@ -14,7 +14,10 @@ use crate::postgres::error_mapping::storage_error;
 use crate::postgres::store_error::StoreError;
 
 /// The migrations this binary ships, in order. A new migration is a new file and a new line here.
-const EMBEDDED: &[(&str, &str)] = &[("0001_initial.sql", include_str!("../../../../../migrations/0001_initial.sql"))];
+const EMBEDDED: &[(&str, &str)] = &[
+    ("0001_initial.sql", include_str!("../../../../../migrations/0001_initial.sql")),
+    ("0004_request_runner.sql", include_str!("../../../../../migrations/0004_request_runner.sql")),
+];
 
 /// One migration file: `NNNN_description.sql`, version `NNNN`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 use sqlx::postgres::PgRow;
 
 use gateway_core::domain::{
-    AccountId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, RequestId, RequestStart,
-    RoutingSnapshot, TokenUsage,
+    AccountId, BootId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, ReplicaName,
+    RequestId, RequestStart, RoutingSnapshot, Runner, TokenUsage,
 };
 use gateway_core::ports::StorageError;
 
@@ -18,7 +18,7 @@ macro_rules! request_select {
          m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, m.total_tokens, m.cost_nano_usd, \
          m.service_tier, m.client_response_id, m.upstream_response_id, m.routing_scope, m.routing_groups, \
          m.started_at, m.deadline_at, m.downstream_committed_at, m.finished_at, m.connect_ms, m.headers_ms, \
-         m.first_event_ms, m.first_token_ms, m.total_ms FROM model_requests m "
+         m.first_event_ms, m.first_token_ms, m.total_ms, m.replica_name, m.boot_id FROM model_requests m "
     };
 }
 pub(crate) use request_select;
@@ -56,6 +56,7 @@ pub(crate) fn request_from_row(row: &PgRow) -> Result<ModelRequestRecord, Storag
             routing,
             started_at: row.col("started_at")?,
             deadline_at: row.col("deadline_at")?,
+            runner: runner(row)?,
         },
         status: closed(row.col::<&str>("status")?, "model_requests.status")?,
         send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
@@ -86,6 +87,18 @@ pub(crate) fn request_from_row(row: &PgRow) -> Result<ModelRequestRecord, Storag
 struct GroupSnapshotEntry {
     id: i64,
     name: String,
+}
+
+fn runner(row: &PgRow) -> Result<Option<Runner>, StorageError> {
+    let name: Option<&str> = row.col("replica_name")?;
+    let boot: Option<uuid::Uuid> = row.col("boot_id")?;
+    match (name, boot) {
+        (Some(name), Some(boot)) => {
+            let replica = ReplicaName::parse(name).map_err(|e| corrupt("model_requests.replica_name", e))?;
+            Ok(Some(Runner { replica, boot: BootId(boot) }))
+        }
+        _ => Ok(None),
+    }
 }
 
 fn token(row: &PgRow, column: &str) -> Result<u64, StorageError> {

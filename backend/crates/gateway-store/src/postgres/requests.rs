@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use gateway_core::domain::{ModelRequestRecord, RequestId, RequestStart, RequestUpdate, RoutingSnapshot};
+use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate, RoutingSnapshot};
 use gateway_core::ports::{RequestLog, StorageError};
 
 use crate::postgres::PgStore;
@@ -32,6 +32,8 @@ struct StartRecord<'a> {
     started_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     deadline_at: OffsetDateTime,
+    replica_name: Option<&'a str>,
+    boot_id: Option<uuid::Uuid>,
 }
 
 impl<'a> StartRecord<'a> {
@@ -56,17 +58,19 @@ impl<'a> StartRecord<'a> {
             routing_groups,
             started_at: start.started_at,
             deadline_at: start.deadline_at,
+            replica_name: start.runner.as_ref().map(|runner| runner.replica.as_str()),
+            boot_id: start.runner.as_ref().map(|runner| runner.boot.0),
         }
     }
 }
 
 const INSERT_STARTS: &str = "INSERT INTO model_requests (id, client_key_id, requested_model, operation, transport, \
-     stream, routing_scope, routing_groups, started_at, deadline_at) \
+     stream, routing_scope, routing_groups, started_at, deadline_at, replica_name, boot_id) \
      SELECT r.id, k.id, r.requested_model, r.operation, r.transport, r.stream, r.routing_scope, r.routing_groups, \
-     r.started_at, r.deadline_at \
+     r.started_at, r.deadline_at, r.replica_name, r.boot_id \
      FROM jsonb_to_recordset($1) AS r(id uuid, client_key_id bigint, requested_model text, operation text, \
      transport text, stream boolean, routing_scope text, routing_groups jsonb, started_at timestamptz, \
-     deadline_at timestamptz) \
+     deadline_at timestamptz, replica_name text, boot_id uuid) \
      LEFT JOIN client_api_keys k ON k.id = r.client_key_id \
      ON CONFLICT (id) DO NOTHING";
 
@@ -182,12 +186,14 @@ impl<'a> UpdateRecord<'a> {
 
 /// Starts whose request also ended within the batch, inserted as finished rows.
 const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, requested_model, operation, transport, \
-     stream, routing_scope, routing_groups, started_at, deadline_at, status, send_state, provider, account_id, \
+     stream, routing_scope, routing_groups, started_at, deadline_at, replica_name, boot_id, status, send_state, \
+     provider, account_id, \
      upstream_model, http_status, error_code, attempts, input_tokens, cached_input_tokens, output_tokens, \
      reasoning_tokens, total_tokens, cost_nano_usd, service_tier, client_response_id, upstream_response_id, \
      downstream_committed_at, finished_at, connect_ms, headers_ms, first_event_ms, first_token_ms, total_ms) \
      SELECT r.id, k.id, r.requested_model, r.operation, r.transport, r.stream, r.routing_scope, r.routing_groups, \
-     r.started_at, r.deadline_at, r.status, r.send_state, r.provider, a.id, r.upstream_model, r.http_status, \
+     r.started_at, r.deadline_at, r.replica_name, r.boot_id, r.status, r.send_state, r.provider, a.id, \
+     r.upstream_model, r.http_status, \
      r.error_code, COALESCE(r.attempts, '[]'::jsonb), r.input_tokens, r.cached_input_tokens, r.output_tokens, \
      r.reasoning_tokens, r.total_tokens, r.cost_nano_usd, r.service_tier, decode(r.client_response_id, 'hex'), \
      decode(r.upstream_response_id, 'hex'), r.downstream_committed_at, \
@@ -195,7 +201,8 @@ const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, reques
      r.connect_ms, r.headers_ms, r.first_event_ms, r.first_token_ms, r.total_ms \
      FROM jsonb_to_recordset($1) AS r(id uuid, client_key_id bigint, requested_model text, operation text, \
        transport text, stream boolean, routing_scope text, routing_groups jsonb, started_at timestamptz, \
-       deadline_at timestamptz, status text, send_state text, provider text, account_id bigint, \
+       deadline_at timestamptz, replica_name text, boot_id uuid, status text, send_state text, provider text, \
+       account_id bigint, \
        upstream_model text, http_status smallint, error_code text, attempts jsonb, input_tokens bigint, \
        cached_input_tokens bigint, output_tokens bigint, reasoning_tokens bigint, total_tokens bigint, \
        cost_nano_usd bigint, service_tier text, client_response_id text, upstream_response_id text, \
@@ -331,6 +338,38 @@ impl RequestLog for PgStore {
                           ORDER BY deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
              RETURNING id",
         )
+        .bind(now)
+        .bind(int8(u64::from(limit), "limit")?)
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage_error)?;
+        Ok(ids.into_iter().map(RequestId).collect())
+    }
+
+    async fn running_boots(&self, limit: u32) -> Result<Vec<BootId>, StorageError> {
+        let boots: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT DISTINCT boot_id FROM model_requests WHERE status = 'running' AND boot_id IS NOT NULL LIMIT $1",
+        )
+        .bind(int8(u64::from(limit), "limit")?)
+        .fetch_all(self.pool())
+        .await
+        .map_err(storage_error)?;
+        Ok(boots.into_iter().map(BootId).collect())
+    }
+
+    async fn recover_boot(
+        &self,
+        boot: BootId,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<RequestId>, StorageError> {
+        let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "UPDATE model_requests SET status = 'incomplete', error_code = 'replica_lost', finished_at = $2 \
+             WHERE id IN (SELECT id FROM model_requests WHERE status = 'running' AND boot_id = $1 \
+                          LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             RETURNING id",
+        )
+        .bind(boot.0)
         .bind(now)
         .bind(int8(u64::from(limit), "limit")?)
         .fetch_all(self.pool())

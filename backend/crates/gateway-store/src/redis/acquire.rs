@@ -1,4 +1,4 @@
-//! `RequestSlots` over the acquire / renew / release / slot_status scripts.
+//! `RequestSlots` over the acquire / release / slot_status scripts.
 
 use std::time::Duration;
 
@@ -8,7 +8,7 @@ use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
     BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
-    PickStrategy, ReleaseOutcome, ReleaseRequest, RenewOutcome, RequestSlots, UnixMillis,
+    PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, UnixMillis,
 };
 use gateway_core::domain::AccountId;
 
@@ -52,7 +52,7 @@ impl RequestSlots for RedisCoordination {
             }
             None => call.key(keys.unused()).key(keys.unused()).key(keys.unused()),
         };
-        call = call.key(spend_day).key(spend_month);
+        call = call.key(spend_day).key(spend_month).key(keys.boot_slots(request.owner));
         for candidate in &request.candidates {
             call = call
                 .key(keys.account(candidate.account))
@@ -91,24 +91,6 @@ impl RequestSlots for RedisCoordination {
         }
         let mut reply = Reply::new(self.scripts.acquire.name, call.invoke(&self.connection).await?)?;
         parse_acquire(&mut reply, request)
-    }
-
-    async fn renew(&self, leases: &HeldLeases, ttl: Duration) -> Result<RenewOutcome, CoordinationError> {
-        let (admission_key, request) = self.admission_member(leases);
-        let (slots_key, token) = self.account_member(leases);
-        let value = self
-            .scripts
-            .renew
-            .call()
-            .key(admission_key)
-            .key(slots_key)
-            .arg(request)
-            .arg(token)
-            .arg(duration_millis(ttl))
-            .invoke(&self.connection)
-            .await?;
-        let mut reply = Reply::new(self.scripts.renew.name, value)?;
-        Ok(RenewOutcome { admission: lease_status(&mut reply)?, account: lease_status(&mut reply)? })
     }
 
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError> {
@@ -167,14 +149,14 @@ impl RequestSlots for RedisCoordination {
 }
 
 impl RedisCoordination {
-    fn admission_member(&self, leases: &HeldLeases) -> (String, String) {
+    pub(super) fn admission_member(&self, leases: &HeldLeases) -> (String, String) {
         match leases.admission {
             Some(lease) => (self.keys.admission_slots(lease.client_key), lease.request.to_string()),
             None => (self.keys.unused(), String::new()),
         }
     }
 
-    fn account_member(&self, leases: &HeldLeases) -> (String, String) {
+    pub(super) fn account_member(&self, leases: &HeldLeases) -> (String, String) {
         match leases.account {
             Some(lease) => (self.keys.account_slots(lease.account), lease.token.to_string()),
             None => (self.keys.unused(), String::new()),

@@ -1,12 +1,12 @@
 //! The key layout. Keys one script touches share a hash tag, so the layout works on a Redis
 //! Cluster too:
-//! - hot family `{P}:…` (admission, accounts, affinity, circuits): the acquire script touches
-//!   all of them at once, so they live in one slot;
+//! - hot family `{P}:…` (admission, accounts, affinity, circuits, boots and replicas): the
+//!   acquire script touches all of them at once, so they live in one slot;
 //! - `P:pin:{id}`, `P:oauth:v1:<provider>:{flow}`, `P:lease:{name}…`: one tag per record.
 
 use gateway_core::coordination::affinity::hex;
 use gateway_core::coordination::{AffinityKey, CoordinationError, OAuthFlowKey};
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
+use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, ReplicaName};
 use sha2::{Digest, Sha256};
 
 pub(crate) struct KeyLayout {
@@ -61,6 +61,22 @@ impl KeyLayout {
     /// Sorted set: model -> exclusion end (ms).
     pub(crate) fn account_exclusions(&self, account: AccountId) -> String {
         format!("{}:acct:{account}:excl", self.hot)
+    }
+
+    /// String, PX = the slot TTL: present while the boot's heartbeat is live.
+    pub(crate) fn boot_alive(&self, boot: BootId) -> String {
+        format!("{}:boot:{boot}", self.hot)
+    }
+
+    /// Sorted set: `<slots zset key>|<member>` -> slot expiry (ms), every slot the boot was
+    /// granted (what a successor frees when it releases the boot).
+    pub(crate) fn boot_slots(&self, boot: BootId) -> String {
+        format!("{}:boot:{boot}:slots", self.hot)
+    }
+
+    /// String: the current boot of a replica (its successor's start reads the predecessor).
+    pub(crate) fn replica(&self, replica: &ReplicaName) -> String {
+        format!("{}:replica:{replica}", self.hot)
     }
 
     pub(crate) fn affinity(&self, key: &AffinityKey) -> String {

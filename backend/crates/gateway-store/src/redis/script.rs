@@ -34,7 +34,10 @@ impl LuaScript {
 
 pub(crate) struct Scripts {
     pub(crate) acquire: LuaScript,
-    pub(crate) renew: LuaScript,
+    pub(crate) heartbeat: LuaScript,
+    pub(crate) release_boot: LuaScript,
+    pub(crate) replica_claim: LuaScript,
+    pub(crate) boots_alive: LuaScript,
     pub(crate) release: LuaScript,
     pub(crate) slot_status: LuaScript,
     pub(crate) set_cooldown: LuaScript,
@@ -62,7 +65,10 @@ impl Scripts {
     pub(crate) fn load() -> Self {
         Self {
             acquire: script!("acquire"),
-            renew: script!("renew"),
+            heartbeat: script!("heartbeat"),
+            release_boot: script!("release_boot"),
+            replica_claim: script!("replica_claim"),
+            boots_alive: script!("boots_alive"),
             release: script!("release"),
             slot_status: script!("slot_status"),
             set_cooldown: script!("set_cooldown"),

@@ -7,7 +7,7 @@ use gateway_core::coordination::{
     AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, AdmissionLimits, Grant, HeldLeases, PickStrategy,
     ReleaseRequest, RequestSlots, SpendBudgets, SpendPeriod,
 };
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId};
+use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, RequestId};
 
 /// Deadline for conditions that depend on TTL expiry (generous for a loaded 2-core machine).
 pub const EXPIRY_DEADLINE: Duration = Duration::from_secs(10);
@@ -21,9 +21,15 @@ pub fn candidate(account: AccountId, cap: u32) -> AccountCandidate {
     AccountCandidate { account, max_in_flight: cap, request_interval: Duration::ZERO }
 }
 
+/// The boot every fixture request is acquired by (each test has its own adapter).
+pub fn boot() -> BootId {
+    BootId(uuid::Uuid::from_u128(0xb001))
+}
+
 pub fn request(candidates: Vec<AccountCandidate>) -> AcquireRequest {
     AcquireRequest {
         request: RequestId::new(),
+        owner: boot(),
         provider: ProviderKind::Openai,
         model: "gpt-5".to_owned(),
         admission: None,

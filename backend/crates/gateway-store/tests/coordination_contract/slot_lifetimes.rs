@@ -1,17 +1,17 @@
-//! Contract: how slots end: TTL expiry, fencing, renewal, release feedback, the RAII guard.
+//! Contract: how slots end: TTL expiry, fencing, the heartbeat, release feedback, the RAII guard.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure};
 use gateway_core::coordination::{
-    AccountFeedback, AcquireOutcome, Coordination, HeldLeases, Ineligible, LeaseGuard, LeaseStatus, ReleaseRequest,
-    RequestSlots,
+    AccountFeedback, AcquireOutcome, Coordination, HeartbeatOutcome, HeldLeases, HeldSlots, Ineligible, LeaseStatus,
+    ReleaseRequest, RequestSlots,
 };
 use gateway_core::domain::ClientKeyId;
 use test_support::wait_until;
 
-use super::fixtures::{EXPIRY_DEADLINE, account, candidate, granted, limits, request};
+use super::fixtures::{EXPIRY_DEADLINE, account, boot, candidate, granted, limits, request};
 
 pub async fn leaked_slot_expires_and_stale_token_is_rejected<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let a = account(1);
@@ -33,8 +33,8 @@ pub async fn leaked_slot_expires_and_stale_token_is_rejected<C: Coordination>(po
 
     // The stale holder comes back: every write carrying its old token is rejected.
     let stale = HeldLeases { admission: None, account: Some(leaked.account) };
-    let renewed = port.renew(&stale, Duration::from_secs(60)).await?;
-    ensure!(renewed.account == LeaseStatus::Lost, "stale renew rejected: {renewed:?}");
+    let renewed = port.heartbeat(boot(), &[stale], Duration::from_secs(60)).await?;
+    ensure!(renewed == HeartbeatOutcome { renewed: 0, lost: 1 }, "stale heartbeat does not resurrect: {renewed:?}");
     ensure!(port.check_account_lease(&leaked.account).await? == LeaseStatus::Lost, "stale fence check fails");
     let released = port.release(&ReleaseRequest { leases: stale, feedback: None, spend: None }).await?;
     ensure!(released.account == LeaseStatus::Lost, "stale release reports lost: {released:?}");
@@ -47,17 +47,18 @@ pub async fn leaked_slot_expires_and_stale_token_is_rejected<C: Coordination>(po
     Ok(())
 }
 
-pub async fn renew_keeps_a_slot_past_its_first_ttl<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+pub async fn heartbeat_keeps_held_slots_past_their_first_ttl<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let key = ClientKeyId(3);
     let mut wanted = request(vec![candidate(account(1), 1)]);
-    wanted.lease_ttl = Duration::from_millis(300);
+    wanted.lease_ttl = Duration::from_secs(1);
     wanted.admission = Some(limits(key, Some(1), None));
     let started = Instant::now();
     let grant = granted(port.acquire(&wanted).await?)?;
-    let renewed = port.renew(&grant.held(), Duration::from_secs(60)).await?;
-    ensure!(renewed.account == LeaseStatus::Held && renewed.admission == LeaseStatus::Held, "{renewed:?}");
+    let renewed = port.heartbeat(boot(), &[grant.held()], Duration::from_secs(60)).await?;
+    ensure!(renewed == HeartbeatOutcome { renewed: 2, lost: 0 }, "admission and account slot renewed: {renewed:?}");
+    ensure!(port.boots_alive(&[boot()]).await? == vec![true], "the heartbeat marks its boot alive");
     wait_until("the first TTL to pass", EXPIRY_DEADLINE, || async {
-        (started.elapsed() > Duration::from_millis(600)).then_some(())
+        (started.elapsed() > Duration::from_secs(2)).then_some(())
     })
     .await?;
     ensure!(port.check_account_lease(&grant.account).await? == LeaseStatus::Held, "renewed slot outlives its TTL");
@@ -98,9 +99,13 @@ pub async fn release_applies_account_feedback<C: Coordination>(port: Arc<C>) -> 
 pub async fn lease_guard_releases_on_drop_and_panic<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let a = account(1);
     let slots: Arc<dyn RequestSlots> = port.clone();
+    let registry = HeldSlots::new(slots, boot());
     let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
     // Dropped without release (cancelled request): Drop schedules the release.
-    drop(LeaseGuard::new(Arc::clone(&slots), grant.held()));
+    let guard = registry.guard(grant.held());
+    ensure!(registry.len() == 1, "the guard is registered for the heartbeat");
+    drop(guard);
+    ensure!(registry.is_empty(), "a dropped guard leaves the registry at once");
     wait_until("the dropped guard's release", EXPIRY_DEADLINE, || async {
         matches!(port.check_account_lease(&grant.account).await, Ok(LeaseStatus::Lost)).then_some(())
     })
@@ -108,7 +113,7 @@ pub async fn lease_guard_releases_on_drop_and_panic<C: Coordination>(port: Arc<C
 
     // A request task that panics while holding its guard.
     let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
-    let guard = LeaseGuard::new(Arc::clone(&slots), grant.held());
+    let guard = registry.guard(grant.held());
     let task = tokio::spawn(async move {
         let _guard = guard;
         panic!("request handler panicked");
@@ -121,8 +126,14 @@ pub async fn lease_guard_releases_on_drop_and_panic<C: Coordination>(port: Arc<C
 
     // The normal path: explicit release, exactly once.
     let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
-    let outcome = LeaseGuard::new(slots, grant.held()).release(None).await?;
+    let outcome = registry.guard(grant.held()).release(None).await?;
     ensure!(outcome.account == LeaseStatus::Held, "explicit release freed the held slot: {outcome:?}");
+    // Off the client's path: a tracked background release that shutdown can wait for.
+    let grant = granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
+    registry.guard(grant.held()).release_later(None, None);
+    ensure!(registry.wait_for_releases(EXPIRY_DEADLINE).await, "the background release finished");
+    ensure!(port.check_account_lease(&grant.account).await? == LeaseStatus::Lost, "released");
+    ensure!(registry.is_empty(), "nothing left to renew");
     granted(port.acquire(&request(vec![candidate(a, 1)])).await?)?;
     Ok(())
 }

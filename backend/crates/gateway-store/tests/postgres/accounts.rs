@@ -109,6 +109,7 @@ async fn deleting_an_account_cascades_membership_and_nulls_request_references() 
         routing: RoutingSnapshot::All,
         started_at: now(),
         deadline_at: now(),
+        runner: None,
     };
     t.store.record_starts(std::slice::from_ref(&start)).await?;
     let mut update = RequestUpdate::new(start.id, RequestStatus::Completed, SendState::Sent);

@@ -1,6 +1,6 @@
 use gateway_core::domain::{
-    ClientKeyId, GroupId, GroupRef, RequestId, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, SendState,
-    TokenUsage, Transport,
+    BootId, ClientKeyId, GroupId, GroupRef, ReplicaName, RequestId, RequestStart, RequestStatus, RequestUpdate,
+    RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
 };
 use gateway_core::ports::RequestLog;
 use time::Duration;
@@ -18,7 +18,12 @@ fn start(started_at: time::OffsetDateTime, deadline: Duration) -> RequestStart {
         routing: RoutingSnapshot::All,
         started_at,
         deadline_at: started_at + deadline,
+        runner: None,
     }
+}
+
+fn runner(name: &str, boot: u128) -> Runner {
+    Runner { replica: ReplicaName::parse(name).expect("valid name"), boot: BootId(uuid::Uuid::from_u128(boot)) }
 }
 
 fn finished(id: RequestId, status: RequestStatus, send_state: SendState) -> RequestUpdate {
@@ -112,6 +117,45 @@ async fn stale_recovery_marks_incomplete_in_bounded_batches_and_never_replays() 
     }
     assert_eq!(t.store.get_request(stale[0].id).await?.send_state, SendState::Ambiguous, "kept, not replayed");
     assert_eq!(t.store.get_request(live.id).await?.status, RequestStatus::Running);
+    t.finish().await
+}
+
+#[tokio::test]
+async fn the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received() -> anyhow::Result<()> {
+    let t = TestStore::new().await?;
+    let (lost, live) = (runner("host-a:8080", 1), runner("host-b:8080", 2));
+    let with = |runner: Option<&Runner>| {
+        let mut s = start(now(), Duration::hours(1));
+        s.runner = runner.cloned();
+        s
+    };
+    let (committed, waiting, other, legacy) = (with(Some(&lost)), with(Some(&lost)), with(Some(&live)), with(None));
+    t.store.record_starts(&[committed.clone(), waiting.clone(), other.clone(), legacy.clone()]).await?;
+    let mut progress = RequestUpdate::new(committed.id, RequestStatus::Running, SendState::Sent);
+    progress.http_status = Some(200);
+    progress.downstream_committed_at = Some(now());
+    progress.client_response_id = Some(b"resp_committed".to_vec());
+    t.store.record_updates(&[progress]).await?;
+
+    let mut boots = t.store.running_boots(10).await?;
+    boots.sort();
+    assert_eq!(boots, vec![lost.boot, live.boot], "rows without a runner are not listed");
+    assert_eq!(t.store.recover_boot(lost.boot, now(), 1).await?.len(), 1, "bounded");
+    assert_eq!(t.store.recover_boot(lost.boot, now(), 1).await?.len(), 1);
+    assert!(t.store.recover_boot(lost.boot, now(), 1).await?.is_empty());
+
+    let row = t.store.get_request(committed.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::Sent));
+    assert_eq!(row.error_code.as_deref(), Some("replica_lost"));
+    assert_eq!(row.http_status, Some(200));
+    assert!(row.downstream_committed_at.is_some() && row.finished_at.is_some());
+    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_committed"[..]));
+    assert_eq!(row.start.runner, Some(lost.clone()), "the row tells which process ran it");
+    let row = t.store.get_request(waiting.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::NotSent));
+    assert_eq!(t.store.get_request(other.id).await?.status, RequestStatus::Running, "another boot's row runs on");
+    assert_eq!(t.store.get_request(legacy.id).await?.status, RequestStatus::Running);
+    assert_eq!(t.store.running_boots(10).await?, vec![live.boot]);
     t.finish().await
 }
 

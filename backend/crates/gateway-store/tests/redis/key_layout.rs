@@ -4,9 +4,10 @@ use std::time::Duration;
 
 use anyhow::ensure;
 use gateway_core::coordination::{
-    ContinuationPin, ContinuationPins, CoordinationErrorKind, OAuthFlowKey, OAuthPendingFlows, PinScope, RequestSlots,
+    ContinuationPin, ContinuationPins, CoordinationErrorKind, OAuthFlowKey, OAuthPendingFlows, PinScope,
+    ReplicaHeartbeats, RequestSlots,
 };
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, ReplicaName};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
 use test_support::{redis_url, unique_prefix};
 
@@ -26,7 +27,10 @@ async fn keys_carry_the_prefix_and_one_hash_tag_per_script() -> anyhow::Result<(
     let port = RedisCoordination::new(RedisSettings::new(redis_url(), prefix.clone()))?;
     let mut wanted = request(vec![candidate(AccountId(5), 2)]);
     wanted.admission = Some(limits(ClientKeyId(9), Some(4), Some(100)));
-    granted(port.acquire(&wanted).await?)?;
+    let grant = granted(port.acquire(&wanted).await?)?;
+    port.heartbeat(wanted.owner, &[grant.held()], Duration::from_secs(60)).await?;
+    let replica = ReplicaName::parse("host:8080").map_err(anyhow::Error::msg)?;
+    port.claim_replica(&replica, wanted.owner).await?;
     let pin = ContinuationPin {
         client_key: ClientKeyId(9),
         scope: PinScope::All,
@@ -45,6 +49,9 @@ async fn keys_carry_the_prefix_and_one_hash_tag_per_script() -> anyhow::Result<(
         format!("{hot}:acct:5:slots"),
         format!("{hot}:adm:9:rpm"),
         format!("{hot}:adm:9:slots"),
+        format!("{hot}:boot:{}", wanted.owner),
+        format!("{hot}:boot:{}:slots", wanted.owner),
+        format!("{hot}:replica:host:8080"),
     ];
     for key in &expected_hot {
         ensure!(found.contains(key), "{key} missing from {found:?}");

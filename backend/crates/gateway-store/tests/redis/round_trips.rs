@@ -1,18 +1,20 @@
 //! SPEC §3's budget, measured on a private server's command statistics: one acquire is one
-//! client command (EVALSHA) and one release is one more; no PING, no script load, no MULTI.
+//! client command (EVALSHA) and one release is one more; no PING, no script load, no MULTI. Long
+//! streams add nothing per request: one heartbeat call per 256 held requests and period.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::ensure;
 use gateway_core::coordination::{
-    AffinityRequest, ReleaseRequest, RequestSlots, SessionSignal, SignalSource, Spend, SpendBudgets,
+    AffinityRequest, HeldSlots, ReleaseRequest, RequestSlots, SessionSignal, SignalSource, Spend, SpendBudgets,
 };
 use gateway_core::domain::{AccountId, ClientKeyId, NanoUsd, ProviderKind};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
 use test_support::wait_until;
 
 use super::private_server::PrivateRedis;
-use crate::coordination_contract::fixtures::{candidate, granted, limits, release, request};
+use crate::coordination_contract::fixtures::{boot, candidate, granted, limits, release, request};
 
 /// Calls per command since the last `CONFIG RESETSTAT`, leaving out the statistics commands.
 async fn command_calls(connection: &mut redis::aio::MultiplexedConnection) -> anyhow::Result<Vec<(String, u64)>> {
@@ -74,5 +76,33 @@ async fn acquire_and_release_are_one_round_trip_each() -> anyhow::Result<()> {
     for extra in ["ping", "eval", "script|load", "hello", "client|setinfo", "unwatch", "multi", "exec"] {
         ensure!(count(extra) == 0, "no {extra} on the hot path: {calls:?}");
     }
+    Ok(())
+}
+
+#[tokio::test]
+async fn one_heartbeat_renews_every_held_slot_in_one_round_trip_per_256() -> anyhow::Result<()> {
+    let server = PrivateRedis::start("heartbeat-round-trips")?;
+    let coordination = Arc::new(RedisCoordination::new(RedisSettings::new(server.url(), "budget"))?);
+    wait_until("the private redis-server", Duration::from_secs(10), || async { coordination.ping().await.ok() })
+        .await?;
+    let mut stats = redis::Client::open(server.url())?.get_multiplexed_async_connection().await?;
+    let registry = HeldSlots::new(coordination.clone(), boot());
+    let mut guards = Vec::new();
+    for _ in 0..300 {
+        let mut wanted = request(vec![candidate(AccountId(1), 1000)]);
+        wanted.admission = Some(limits(ClientKeyId(1), Some(1000), None));
+        guards.push(registry.guard(granted(coordination.acquire(&wanted).await?)?.held()));
+    }
+    // Warm-up: the server learns the heartbeat script once.
+    registry.beat(coordination.as_ref(), Duration::from_secs(30)).await?;
+
+    let _: () = redis::cmd("CONFIG").arg("RESETSTAT").query_async(&mut stats).await?;
+    let outcome = registry.beat(coordination.as_ref(), Duration::from_secs(30)).await?;
+    ensure!(outcome.renewed == 600 && outcome.lost == 0, "300 account + 300 admission slots: {outcome:?}");
+    let calls = command_calls(&mut stats).await?;
+    let count = |name: &str| calls.iter().find(|(n, _)| n == name).map_or(0, |(_, c)| *c);
+    ensure!(count("evalsha") == 2, "300 held requests = 2 heartbeat calls (256 + 44): {calls:?}");
+    drop(guards);
+    ensure!(registry.wait_for_releases(Duration::from_secs(10)).await, "the dropped guards released");
     Ok(())
 }

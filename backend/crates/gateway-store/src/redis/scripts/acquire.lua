@@ -3,7 +3,8 @@
 -- KEYS[4] provider circuit hash
 -- KEYS[5..7] replaced attempt's account hash, slots zset, exclusions zset
 -- KEYS[8] the key's spend hash of this UTC day   KEYS[9] of this UTC month
--- KEYS[10+3i..12+3i] candidate i's account hash, slots zset, exclusions zset
+-- KEYS[10] the owner boot's slot index (member '<slots zset key>|<member>' -> slot expiry ms)
+-- KEYS[11+3i..13+3i] candidate i's account hash, slots zset, exclusions zset
 -- ARGV[1] request id  ARGV[2] lease ttl ms
 -- ARGV[3] admission max concurrency ('' = skip admission, -1 = unlimited)  ARGV[4] rpm (-1 = unlimited)
 -- ARGV[5] strategy 'first' | 'least'  ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
@@ -71,7 +72,7 @@ local count = (#ARGV - 17) / 3
 local model = ARGV[6]
 local ids, in_flight, verdict, verdict_a, verdict_b, index_of = {}, {}, {}, {}, {}, {}
 for i = 0, count - 1 do
-  local account_key, slots_key, excl_key = KEYS[10 + 3 * i], KEYS[11 + 3 * i], KEYS[12 + 3 * i]
+  local account_key, slots_key, excl_key = KEYS[11 + 3 * i], KEYS[12 + 3 * i], KEYS[13 + 3 * i]
   local id, cap, interval = ARGV[18 + 3 * i], tonumber(ARGV[19 + 3 * i]), tonumber(ARGV[20 + 3 * i])
   local n = i + 1
   ids[n] = id
@@ -141,17 +142,20 @@ end
 
 -- 7. Record: account slot with a fresh fencing token, interval start, admission, binding.
 local c = chosen - 1
-local account_key, slots_key = KEYS[10 + 3 * c], KEYS[11 + 3 * c]
+local account_key, slots_key = KEYS[11 + 3 * c], KEYS[12 + 3 * c]
 local token = next_fence_field(account_key, 'fence', now)
 redis.call('HSET', account_key, 'last_start', int(now))
 redis.call('ZADD', slots_key, int(now + ttl), int(token))
 expire_at_least(slots_key, ttl)
+redis.call('ZADD', KEYS[10], int(now + ttl), slots_key .. '|' .. int(token))
 local admission_held = 0
 if admit and max_concurrency >= 0 then
   redis.call('ZADD', KEYS[1], int(now + ttl), ARGV[1])
   expire_at_least(KEYS[1], ttl)
+  redis.call('ZADD', KEYS[10], int(now + ttl), KEYS[1] .. '|' .. ARGV[1])
   admission_held = 1
 end
+expire_at_least(KEYS[10], ttl)
 if admit and rpm >= 0 then
   redis.call('ZADD', KEYS[2], int(now), ARGV[1])
   expire_at_least(KEYS[2], 60000)
