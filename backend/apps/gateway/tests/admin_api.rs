@@ -2,6 +2,7 @@
 //! endpoint, the authorisation failures, CSRF, rate limits, audit chain tampering, the OpenAPI
 //! document and a secret-leak sweep over every response and log line.
 
+mod account_import;
 mod accounts;
 mod auth;
 mod coverage;

@@ -8,6 +8,7 @@
 //! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.
 
 pub mod account_edits;
+pub mod account_import;
 pub mod account_views;
 pub mod accounts;
 pub mod admin_user;
