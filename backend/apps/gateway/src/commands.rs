@@ -1,5 +1,8 @@
 //! Operator commands over the same use cases the admin API calls: account import/list/export
-//! and client key creation — enough to provision a gateway without the dashboard.
+//! and client key creation — enough to provision a gateway without the dashboard — and the
+//! operator's maintenance commands (`secrets`).
+
+pub mod secrets;
 
 use std::io::Read;
 use std::sync::Arc;
@@ -54,10 +57,8 @@ pub async fn account_import(config: Config, file: String) -> Result<(), StartErr
         ids(&report.created),
         ids(&report.updated)
     );
-    let refused: Vec<String> = report
-        .failed()
-        .map(|e| format!("entry {}: {}", e.entry, e.error.as_deref().unwrap_or("refused")))
-        .collect();
+    let refused: Vec<String> =
+        report.failed().map(|e| format!("entry {}: {}", e.entry, e.error.as_deref().unwrap_or("refused"))).collect();
     if refused.is_empty() {
         return Ok(());
     }

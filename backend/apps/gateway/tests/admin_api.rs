@@ -11,7 +11,7 @@ mod live_events;
 mod oauth;
 mod secrets;
 mod settings;
-mod two_factor;
+pub mod two_factor;
 mod usage_audit;
 
 use reqwest::{Method, StatusCode};

@@ -127,6 +127,13 @@ impl Gateway {
         self.spawn().await;
     }
 
+    /// Sets (or replaces) one variable of this gateway's environment, for the next command or
+    /// restart.
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.retain(|(k, _)| k != name);
+        self.env.push((name.to_owned(), value.to_owned()));
+    }
+
     /// Runs `switchboard ARGS` with this gateway's environment; panics unless it succeeds.
     pub fn cli(&self, args: &[&str], stdin: Option<&[u8]>) -> String {
         run(&self.env, args, stdin)

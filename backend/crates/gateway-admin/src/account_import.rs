@@ -158,7 +158,7 @@ pub async fn import_accounts(
     let mut report = ImportReport { dry_run: false, entries: Vec::new(), created: Vec::new(), updated: Vec::new() };
     for candidate in candidates {
         let credential = match candidate.content {
-            CandidateContent::Ready(credential) => credential,
+            CandidateContent::Ready(credential) => *credential,
             CandidateContent::NeedsExchange(seed) => match importer.exchange(seed).await {
                 Ok(credential) => credential,
                 Err(failure) => {
@@ -190,8 +190,10 @@ pub async fn import_accounts(
     }
     let failed: Vec<_> = report.failed().map(|e| json!({"entry": e.entry, "error": e.error})).collect();
     if report.created.is_empty() && report.updated.is_empty() {
-        let reasons: Vec<String> =
-            report.failed().map(|e| format!("entry {}: {}", e.entry, e.error.as_deref().unwrap_or("refused"))).collect();
+        let reasons: Vec<String> = report
+            .failed()
+            .map(|e| format!("entry {}: {}", e.entry, e.error.as_deref().unwrap_or("refused")))
+            .collect();
         return Err(AdminError::Credential(format!("no credential could be imported ({})", reasons.join("; "))));
     }
     let ids = |list: &[AccountId]| list.iter().map(|a| a.0).collect::<Vec<_>>();

@@ -41,7 +41,7 @@ impl fmt::Debug for RefreshSeed {
 #[derive(Debug)]
 pub enum CandidateContent {
     /// Tokens that are stored as they are.
-    Ready(ImportedCredential),
+    Ready(Box<ImportedCredential>),
     /// A refresh token without an access token: the import exchanges it (once) for a fresh pair;
     /// its account is known only then.
     NeedsExchange(RefreshSeed),

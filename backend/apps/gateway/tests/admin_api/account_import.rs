@@ -70,7 +70,10 @@ async fn a_dry_run_exchanges_nothing_and_says_the_refresh_token_was_only_checked
     assert_eq!(entries.len(), 2, "{body}");
     assert_eq!(entries[0]["action"], "exchange", "{body}");
     assert!(entries[0]["externalAccountId"].is_null(), "the account is known only after the exchange");
-    assert_eq!((entries[1]["action"].as_str(), entries[1]["externalAccountId"].as_str()), (Some("create"), Some("acct-at-dry")));
+    assert_eq!(
+        (entries[1]["action"].as_str(), entries[1]["externalAccountId"].as_str()),
+        (Some("create"), Some("acct-at-dry"))
+    );
     assert_eq!(admin.ok("/accounts").await["counts"]["all"], 0, "a dry run writes nothing");
 
     // The refresh token is still unspent: the real import exchanges it (once) and succeeds.
@@ -104,9 +107,8 @@ async fn a_refused_line_does_not_cost_the_other_lines_their_exchanged_tokens() {
     assert_eq!(served_by(&g).await, "acct-rt-mixed");
 
     // Every line refused: nothing stored, the request's fault, 422.
-    let refused = admin
-        .post("/accounts/import", json!({"provider": "openai", "content": "rt-unknown-1\nrt-unknown-2\n"}))
-        .await;
+    let refused =
+        admin.post("/accounts/import", json!({"provider": "openai", "content": "rt-unknown-1\nrt-unknown-2\n"})).await;
     assert_eq!((refused.status.as_u16(), refused.code().as_str()), (422, "credential_rejected"), "{}", refused.text);
     assert_eq!(admin.ok("/accounts").await["counts"]["all"], 1);
 }

@@ -45,7 +45,7 @@ pub const BUNDLE_FORMAT: &str = "switchboard.accounts.v1";
 /// One entry of the input, read without sending anything upstream.
 pub enum ParsedEntry {
     /// Tokens stored as they are.
-    Ready(DecodedCredential),
+    Ready(Box<DecodedCredential>),
     /// A refresh token alone: [`exchange`] turns it into a fresh pair (and spends it).
     RefreshOnly(SecretString),
 }
@@ -76,15 +76,17 @@ pub fn parse(input: &[u8]) -> Result<Vec<(usize, ParsedEntry)>, ImportError> {
         .enumerate()
         .map(|(index, raw)| {
             let entry = match raw {
-                Raw::Tokens { access, refresh, id, account_id } => ParsedEntry::Ready(finish(OpenAiCredential {
-                    access_token: SecretString::from(access),
-                    refresh_token: refresh.filter(|t| !t.is_empty()).map(SecretString::from),
-                    id_token: id.filter(|t| !t.is_empty()).map(SecretString::from),
-                    account_id,
-                    expires_at: None,
-                    installation_id: None,
-                    last_refresh: None,
-                })),
+                Raw::Tokens { access, refresh, id, account_id } => {
+                    ParsedEntry::Ready(Box::new(finish(OpenAiCredential {
+                        access_token: SecretString::from(access),
+                        refresh_token: refresh.filter(|t| !t.is_empty()).map(SecretString::from),
+                        id_token: id.filter(|t| !t.is_empty()).map(SecretString::from),
+                        account_id,
+                        expires_at: None,
+                        installation_id: None,
+                        last_refresh: None,
+                    })))
+                }
                 Raw::RefreshOnly(refresh) => ParsedEntry::RefreshOnly(SecretString::from(refresh)),
             };
             (index + 1, entry)

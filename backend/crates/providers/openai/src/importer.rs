@@ -14,8 +14,8 @@ use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
 use crate::import::{ParsedEntry, bundle_entry, exchange, parse};
-use crate::refresh::RefreshError;
 use crate::provider::OpenAiProvider;
+use crate::refresh::RefreshError;
 
 /// Refresh this long before the access token expires (the refresh worker uses the runtime
 /// setting; this is the first schedule written at import).
@@ -34,7 +34,7 @@ impl CredentialImporter for OpenAiProvider {
             .map(|(entry, parsed)| ImportCandidate {
                 entry,
                 content: match parsed {
-                    ParsedEntry::Ready(decoded) => CandidateContent::Ready(imported(decoded.credential)),
+                    ParsedEntry::Ready(decoded) => CandidateContent::Ready(Box::new(imported(decoded.credential))),
                     ParsedEntry::RefreshOnly(token) => CandidateContent::NeedsExchange(seed(&token)),
                 },
             })
