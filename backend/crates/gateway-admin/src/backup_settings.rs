@@ -1,4 +1,5 @@
-//! Backup settings use case: storage identity locked once records exist, secrets write-only.
+//! Backup settings use case: storage identity locked once records exist, secrets write-only,
+//! the endpoint checked by the SSRF guard (`url_guard`).
 
 use serde_json::json;
 
@@ -6,6 +7,7 @@ use crate::audit::{AuditActor, AuditEntry};
 use crate::backup::{BackupSettings, BackupSettingsUpdate, BackupStorageSecrets, SecretsChange};
 use crate::error::{AdminError, FieldError};
 use crate::ports::{BackupJobs, UnitOfWork};
+use crate::url_guard::UrlGuard;
 
 /// The settings as the admin sends them. The secret pair is write-only: both given replaces
 /// the stored pair, neither keeps it (or clears it with `clear_credentials`).
@@ -25,8 +27,13 @@ pub struct BackupSettingsInput {
     pub retention_days: Option<u32>,
 }
 
-fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
+async fn validate(input: &BackupSettingsInput, guard: &UrlGuard) -> Result<SecretsChange, AdminError> {
     let mut fields = Vec::new();
+    if !input.endpoint.trim().is_empty()
+        && let Err(refusal) = guard.check(&input.endpoint).await
+    {
+        fields.push(FieldError { field: "endpoint".into(), message: refusal.to_string() });
+    }
     let mut limit = |field: &str, value: &str, max: usize| {
         if value.len() > max {
             fields.push(FieldError { field: field.to_owned(), message: format!("must be at most {max} bytes") });
@@ -74,10 +81,11 @@ fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
 pub async fn update_backup_settings(
     uow: &dyn UnitOfWork,
     jobs: &dyn BackupJobs,
+    guard: &UrlGuard,
     actor: AuditActor,
     input: BackupSettingsInput,
 ) -> Result<BackupSettings, AdminError> {
-    let credentials = validate(&input)?;
+    let credentials = validate(&input, guard).await?;
     let before = jobs.read_backup_settings().await?;
     let identity_changed = before.endpoint != input.endpoint
         || before.region != input.region

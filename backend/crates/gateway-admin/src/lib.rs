@@ -24,6 +24,7 @@ pub mod oauth;
 pub mod passwords;
 pub mod ports;
 pub mod settings;
+pub mod url_guard;
 pub mod usage;
 
 pub use error::AdminError;

@@ -5,4 +5,5 @@ mod auth;
 mod login;
 mod settings;
 mod totp;
+mod url_guard;
 mod usage;

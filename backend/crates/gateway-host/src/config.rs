@@ -167,6 +167,9 @@ pub struct AdminConfig {
     pub trusted_proxy: bool,
     /// How often the live event stream polls account state and ops events.
     pub live_poll_ms: u64,
+    /// Let admin-set URLs (the backup endpoint) reach loopback, private, link-local, CGNAT and
+    /// unique-local addresses (and plain http to them). Cloud metadata addresses stay refused.
+    pub allow_private_urls: bool,
 }
 
 impl Default for AdminConfig {
@@ -182,6 +185,7 @@ impl Default for AdminConfig {
             cookie_secure: false,
             trusted_proxy: false,
             live_poll_ms: 2000,
+            allow_private_urls: false,
         }
     }
 }
@@ -199,6 +203,7 @@ impl std::fmt::Debug for AdminConfig {
             .field("cookie_secure", &self.cookie_secure)
             .field("trusted_proxy", &self.trusted_proxy)
             .field("live_poll_ms", &self.live_poll_ms)
+            .field("allow_private_urls", &self.allow_private_urls)
             .finish()
     }
 }

@@ -10,9 +10,11 @@ use gateway_admin::auth::AuthPolicy;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
+use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::Config;
+use gateway_store::dns::SystemResolver;
 use provider_openai::OpenAiProvider;
 
 use super::{Accounts, StartError, Storage, openai_settings};
@@ -43,6 +45,10 @@ pub fn ports(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<
         importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>],
         actions: Arc::new(AccountChecks::new(accounts.refresher.clone(), accounts.prober.clone())),
         logins: accounts.logins.clone(),
+        url_guard: Arc::new(UrlGuard::new(
+            Arc::new(SystemResolver),
+            UrlPolicy { allow_private: config.admin.allow_private_urls },
+        )),
     })
 }
 
