@@ -1,6 +1,7 @@
 //! Backup settings use case: storage identity locked once records exist, secrets write-only,
 //! the endpoint checked by the SSRF guard (`url_guard`).
 
+use gateway_core::redaction::url_userinfo_redacted;
 use serde_json::json;
 
 use crate::audit::{AuditActor, AuditEntry};
@@ -10,8 +11,9 @@ use crate::ports::{BackupJobs, UnitOfWork};
 use crate::url_guard::UrlGuard;
 
 /// The settings as the admin sends them. The secret pair is write-only: both given replaces
-/// the stored pair, neither keeps it (or clears it with `clear_credentials`).
-#[derive(Debug, Clone, Default)]
+/// the stored pair, neither keeps it (or clears it with `clear_credentials`). `Debug` shows
+/// whether the keys were given, never their values.
+#[derive(Clone, Default)]
 pub struct BackupSettingsInput {
     pub enabled: bool,
     pub endpoint: String,
@@ -25,6 +27,26 @@ pub struct BackupSettingsInput {
     pub schedule_cron: Option<String>,
     pub retention_count: Option<u32>,
     pub retention_days: Option<u32>,
+}
+
+impl std::fmt::Debug for BackupSettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let given = |v: &Option<String>| v.as_ref().map(|_| "[REDACTED]");
+        f.debug_struct("BackupSettingsInput")
+            .field("enabled", &self.enabled)
+            .field("endpoint", &url_userinfo_redacted(&self.endpoint))
+            .field("region", &self.region)
+            .field("bucket", &self.bucket)
+            .field("path_style", &self.path_style)
+            .field("prefix", &self.prefix)
+            .field("access_key_id", &given(&self.access_key_id))
+            .field("secret_access_key", &given(&self.secret_access_key))
+            .field("clear_credentials", &self.clear_credentials)
+            .field("schedule_cron", &self.schedule_cron)
+            .field("retention_count", &self.retention_count)
+            .field("retention_days", &self.retention_days)
+            .finish()
+    }
 }
 
 async fn validate(input: &BackupSettingsInput, guard: &UrlGuard) -> Result<SecretsChange, AdminError> {

@@ -6,5 +6,6 @@ mod domain;
 mod engine;
 mod fixtures;
 mod observation;
+mod redaction;
 mod refresh_schedule;
 mod snapshot;

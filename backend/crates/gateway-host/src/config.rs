@@ -8,6 +8,7 @@ mod load;
 
 use std::net::SocketAddr;
 
+use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
 pub use load::{ConfigError, ConfigSource, env_name, load};
@@ -93,7 +94,7 @@ impl Default for WorkersConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DatabaseConfig {
     /// `postgres://…` for production mode; empty means the embedded mode.
@@ -107,7 +108,7 @@ impl Default for DatabaseConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RedisConfig {
     /// `redis://…`; required whenever `database.url` is set.
@@ -119,6 +120,25 @@ pub struct RedisConfig {
 impl Default for RedisConfig {
     fn default() -> Self {
         Self { url: None, key_prefix: "switchboard".to_owned() }
+    }
+}
+
+// The URLs may carry a password: `Debug` shows them with the user name and password redacted.
+impl std::fmt::Debug for DatabaseConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseConfig")
+            .field("url", &self.url.as_deref().map(url_userinfo_redacted))
+            .field("max_connections", &self.max_connections)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisConfig")
+            .field("url", &self.url.as_deref().map(url_userinfo_redacted))
+            .field("key_prefix", &self.key_prefix)
+            .finish()
     }
 }
 
