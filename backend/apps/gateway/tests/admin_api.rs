@@ -9,6 +9,7 @@ mod coverage;
 mod groups_keys;
 mod live_events;
 mod oauth;
+mod oauth_at_rest;
 mod secrets;
 mod settings;
 pub mod two_factor;

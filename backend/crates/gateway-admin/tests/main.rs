@@ -3,6 +3,7 @@
 
 mod auth;
 mod login;
+mod oauth_sealing;
 mod settings;
 mod totp;
 mod url_guard;

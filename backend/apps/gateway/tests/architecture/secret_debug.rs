@@ -58,6 +58,7 @@ const SWEPT: &[&str] = &[
     "gateway-admin::AdminUserRecord",
     "gateway-admin::BackupSettingsInput",
     "gateway-admin::BackupStorageSecrets",
+    "gateway-admin::FlowSeal",
     "gateway-admin::NewAdminUser",
     "gateway-admin::PasswordHash",
     "gateway-admin::SecretsChange",
@@ -181,6 +182,12 @@ fn no_swept_type_prints_its_secret() {
     assert!(missing.is_empty(), "listed as swept but not built here: {missing:?}");
 }
 
+/// A flow seal derived from the planted secret as binding; its key bytes must not show.
+fn flow_seal() -> gateway_admin::oauth::FlowSeal {
+    let key = gateway_core::coordination::OAuthFlowKey::derive(ProviderKind::Openai, SECRET.as_bytes());
+    gateway_admin::oauth::FlowSeal::derive(ProviderKind::Openai, SECRET.as_bytes(), &key)
+}
+
 fn admin_types() -> Vec<(&'static str, String)> {
     let secrets = BackupStorageSecrets::new(SECRET.to_owned(), SECRET.to_owned());
     let hash = PasswordHash(format!("$argon2id$v=19$m=19456,t=2,p=1${SECRET}"));
@@ -229,6 +236,7 @@ fn admin_types() -> Vec<(&'static str, String)> {
         ("gateway-admin::AdminUserRecord", format!("{user:?}")),
         ("gateway-admin::BackupSettingsInput", format!("{input:?}")),
         ("gateway-admin::BackupStorageSecrets", format!("{secrets:?}")),
+        ("gateway-admin::FlowSeal", format!("{:?}", flow_seal())),
         (
             "gateway-admin::NewAdminUser",
             format!("{:?}", NewAdminUser { username: "a".to_owned(), password_hash: Some(hash.clone()) }),
