@@ -57,6 +57,9 @@ pub enum Command {
     /// Secrets at rest (master-key rotation).
     #[command(subcommand)]
     Secrets(SecretsCommand),
+    /// Administrators of the admin API.
+    #[command(subcommand)]
+    Admin(AdminCommand),
     /// Print the version and exit.
     Version,
 }
@@ -104,6 +107,19 @@ pub enum AccountCommand {
         confirmed: bool,
         /// Output file (created with mode 0600); standard output when omitted.
         file: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Set a new password for an admin (username, case-insensitive) and end all their
+    /// sessions. Prints a generated password once on standard output, or reads the new one
+    /// from the first line of standard input with --stdin. Audited like a password change.
+    ResetPassword {
+        username: String,
+        /// Read the new password from standard input instead of generating one.
+        #[arg(long)]
+        stdin: bool,
     },
 }
 
@@ -200,6 +216,9 @@ pub fn main() -> ExitCode {
             match command {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
                 Command::Secrets(SecretsCommand::Reseal { batch }) => run(commands::secrets::reseal(config, batch)),
+                Command::Admin(AdminCommand::ResetPassword { username, stdin }) => {
+                    run(commands::admin_users::reset(config, username, stdin))
+                }
                 Command::Account(AccountCommand::Import { file }) => run(commands::account_import(config, file)),
                 Command::Account(AccountCommand::List) => run(commands::account_list(config)),
                 Command::Account(AccountCommand::Update { id, enable, disable, weight, cap, cap_default }) => {

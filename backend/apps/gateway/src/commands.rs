@@ -1,7 +1,8 @@
 //! Operator commands over the same use cases the admin API calls: account import/list/export
 //! and client key creation — enough to provision a gateway without the dashboard — and the
-//! operator's maintenance commands (`secrets`).
+//! operator's maintenance commands (`secrets`, `admin`).
 
+pub mod admin_users;
 pub mod secrets;
 
 use std::io::Read;

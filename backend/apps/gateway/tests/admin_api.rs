@@ -6,6 +6,7 @@ mod account_import;
 mod accounts;
 mod auth;
 mod coverage;
+mod first_admin;
 mod groups_keys;
 mod live_events;
 mod oauth;

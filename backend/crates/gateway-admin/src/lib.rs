@@ -21,6 +21,7 @@ pub mod client_keys;
 pub mod error;
 pub mod groups;
 pub mod oauth;
+pub mod password_reset;
 pub mod passwords;
 pub mod ports;
 pub mod settings;

@@ -7,6 +7,7 @@
 mod load;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,9 @@ pub struct ServerConfig {
     pub request_body_limit_bytes: usize,
     /// Async runtime worker threads; 0 means one per CPU.
     pub worker_threads: usize,
+    /// Directory for the files the gateway writes itself (the generated first-admin password);
+    /// relative paths are relative to the working directory. Created (mode 0700) when needed.
+    pub data_dir: PathBuf,
 }
 
 impl Default for ServerConfig {
@@ -52,6 +56,7 @@ impl Default for ServerConfig {
             drain_timeout_seconds: 30,
             request_body_limit_bytes: 32 * 1024 * 1024,
             worker_threads: 0,
+            data_dir: PathBuf::from("data"),
         }
     }
 }
@@ -340,6 +345,9 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.server.drain_timeout_seconds == 0 {
             return Err(ConfigError::invalid("server.drain_timeout_seconds", "must be at least 1"));
+        }
+        if self.server.data_dir.as_os_str().is_empty() {
+            return Err(ConfigError::invalid("server.data_dir", "must not be empty"));
         }
         if self.server.request_body_limit_bytes < 1024 {
             return Err(ConfigError::invalid("server.request_body_limit_bytes", "must be at least 1024"));
