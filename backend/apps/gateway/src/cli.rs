@@ -48,7 +48,18 @@ pub enum Command {
     #[command(subcommand)]
     Settings(SettingsCommand),
     /// Print a new random master key (`ID:BASE64`) for `secrets.master_key`.
-    MasterKey,
+    MasterKey {
+        /// The key's id (`[A-Za-z0-9_.-]`, at most 64); default `k` + today's date + a random
+        /// suffix, so a key made on the day of a rotation differs from the one it replaces.
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Secrets at rest (master-key rotation).
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
+    /// Administrators of the admin API.
+    #[command(subcommand)]
+    Admin(AdminCommand),
     /// Print the version and exit.
     Version,
 }
@@ -96,6 +107,31 @@ pub enum AccountCommand {
         confirmed: bool,
         /// Output file (created with mode 0600); standard output when omitted.
         file: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Set a new password for an admin (username, case-insensitive) and end all their
+    /// sessions. Prints a generated password once on standard output, or reads the new one
+    /// from the first line of standard input with --stdin. Audited like a password change.
+    ResetPassword {
+        username: String,
+        /// Read the new password from standard input instead of generating one.
+        #[arg(long)]
+        stdin: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Re-seal every sealed secret (account credentials, TOTP secrets, backup storage secrets)
+    /// under `secrets.master_key`; run after making a new key current and retiring the old one.
+    /// Idempotent and safe to interrupt (each batch is committed).
+    Reseal {
+        /// Rows per committed transaction.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        batch: u32,
     },
 }
 
@@ -157,16 +193,18 @@ pub fn main() -> ExitCode {
             println!("switchboard {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Command::MasterKey => match gateway_store::crypto::MasterKey::generate(&default_key_id()) {
-            Ok(key) => {
-                println!("{}", secrecy::ExposeSecret::expose_secret(&key.to_config_value()));
-                ExitCode::SUCCESS
+        Command::MasterKey { id } => {
+            match gateway_store::crypto::MasterKey::generate(&id.unwrap_or_else(default_key_id)) {
+                Ok(key) => {
+                    println!("{}", secrecy::ExposeSecret::expose_secret(&key.to_config_value()));
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("switchboard: cannot generate a key: {err}");
+                    ExitCode::from(EXIT_FAILURE)
+                }
             }
-            Err(err) => {
-                eprintln!("switchboard: cannot generate a key: {err}");
-                ExitCode::from(EXIT_FAILURE)
-            }
-        },
+        }
         command => {
             let config = match load(&ConfigSource::from_process(cli.config)) {
                 Ok(config) => config,
@@ -177,6 +215,10 @@ pub fn main() -> ExitCode {
             };
             match command {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
+                Command::Secrets(SecretsCommand::Reseal { batch }) => run(commands::secrets::reseal(config, batch)),
+                Command::Admin(AdminCommand::ResetPassword { username, stdin }) => {
+                    run(commands::admin_users::reset(config, username, stdin))
+                }
                 Command::Account(AccountCommand::Import { file }) => run(commands::account_import(config, file)),
                 Command::Account(AccountCommand::List) => run(commands::account_list(config)),
                 Command::Account(AccountCommand::Update { id, enable, disable, weight, cap, cap_default }) => {
@@ -253,10 +295,12 @@ pub fn parse_usd(text: &str) -> Result<NanoUsd, String> {
     Ok(NanoUsd(nano))
 }
 
-/// Key ids name the key in each ciphertext: `k` + the creation date.
+/// Key ids name the key in each ciphertext: `k` + the creation date + 4 random hex digits (two
+/// keys made the same day must differ: a keyring refuses a duplicate id).
 fn default_key_id() -> String {
     let now = time::OffsetDateTime::now_utc();
-    format!("k{:04}{:02}{:02}", now.year(), u8::from(now.month()), now.day())
+    let suffix: u16 = rand::random();
+    format!("k{:04}{:02}{:02}-{suffix:04x}", now.year(), u8::from(now.month()), now.day())
 }
 
 fn run(future: impl Future<Output = Result<(), crate::bootstrap::StartError>>) -> ExitCode {

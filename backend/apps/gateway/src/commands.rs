@@ -1,10 +1,15 @@
 //! Operator commands over the same use cases the admin API calls: account import/list/export
-//! and client key creation — enough to provision a gateway without the dashboard.
+//! and client key creation — enough to provision a gateway without the dashboard — and the
+//! operator's maintenance commands (`secrets`, `admin`).
+
+pub mod admin_users;
+pub mod secrets;
 
 use std::io::Read;
 use std::sync::Arc;
 
-use gateway_admin::accounts::{export_accounts, import_accounts};
+use gateway_admin::account_import::import_accounts;
+use gateway_admin::accounts::export_accounts;
 use gateway_admin::audit::AuditActor;
 use gateway_admin::client_keys::{KeySpec, create_key, create_keys};
 use gateway_admin::ports::AccountDirectory;
@@ -45,6 +50,7 @@ pub async fn account_import(config: Config, file: String) -> Result<(), StartErr
     let store = open_postgres(&config).await?;
     let importer = importer(&config, &store).await?;
     let report = import_accounts(store.as_ref(), importer.as_ref(), actor(), &input).await.map_err(failed)?;
+    store.close().await;
     let ids = |l: &[gateway_core::domain::AccountId]| l.iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(",");
     println!(
         "imported {} account(s): created [{}] updated [{}]",
@@ -52,8 +58,13 @@ pub async fn account_import(config: Config, file: String) -> Result<(), StartErr
         ids(&report.created),
         ids(&report.updated)
     );
-    store.close().await;
-    Ok(())
+    let refused: Vec<String> =
+        report.failed().map(|e| format!("entry {}: {}", e.entry, e.error.as_deref().unwrap_or("refused"))).collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    // The others are stored (their refresh tokens were spent); only these need attention.
+    Err(failed(format!("{} entry(ies) refused upstream, not imported: {}", refused.len(), refused.join("; "))))
 }
 
 /// `switchboard account list`

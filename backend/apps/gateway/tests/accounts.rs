@@ -3,6 +3,7 @@
 //! profile on a running gateway.
 
 mod catalog;
+mod import_exchange;
 mod import_round_trip;
 mod login;
 mod oauth_flows;

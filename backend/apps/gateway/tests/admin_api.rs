@@ -2,15 +2,18 @@
 //! endpoint, the authorisation failures, CSRF, rate limits, audit chain tampering, the OpenAPI
 //! document and a secret-leak sweep over every response and log line.
 
+mod account_import;
 mod accounts;
 mod auth;
 mod coverage;
+mod first_admin;
 mod groups_keys;
 mod live_events;
 mod oauth;
+mod oauth_at_rest;
 mod secrets;
 mod settings;
-mod two_factor;
+pub mod two_factor;
 mod usage_audit;
 
 use reqwest::{Method, StatusCode};

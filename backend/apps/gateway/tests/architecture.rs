@@ -2,5 +2,6 @@
 //! workspace; each rule is also shown to fail on a manifest that breaks it.
 
 mod rules;
+mod secret_debug;
 mod source_mounts;
 mod workspace;

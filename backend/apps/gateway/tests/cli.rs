@@ -1,5 +1,6 @@
-//! The real binary's command line: configuration errors and version. (Serving and draining
-//! are tested end to end in `data_plane`.)
+//! The real binary's command line: configuration errors, version, key options and the master-key
+//! re-seal. (Serving and draining are tested end to end in `data_plane`.)
 
 mod config_errors;
 mod key_options;
+mod secrets_reseal;

@@ -18,6 +18,11 @@ pub struct Gateway {
     log: std::path::PathBuf,
 }
 
+/// This test gateway's `server.data_dir` (removed with the gateway).
+fn data_dir(port: u16) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("switchboard-e2e-data-{}-{port}", std::process::id()))
+}
+
 fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_switchboard")
 }
@@ -73,6 +78,7 @@ impl Gateway {
             ("SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS".into(), "200".into()),
             ("SWITCHBOARD_LOG_FORMAT".into(), "json".into()),
             ("SWITCHBOARD_LOG_LEVEL".into(), "info".into()),
+            ("SWITCHBOARD_SERVER_DATA_DIR".into(), data_dir(port).display().to_string()),
         ];
         env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         for token in &tokens {
@@ -148,6 +154,13 @@ impl Gateway {
         self.stop();
         self.env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         self.spawn().await;
+    }
+
+    /// Sets (or replaces) one variable of this gateway's environment, for the next command or
+    /// restart.
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.retain(|(k, _)| k != name);
+        self.env.push((name.to_owned(), value.to_owned()));
     }
 
     /// Runs `switchboard ARGS` with this gateway's environment; panics unless it succeeds.
@@ -277,6 +290,9 @@ impl Drop for Gateway {
             let _ = child.wait();
         }
         let _ = std::fs::remove_file(&self.log);
+        if let Some(dir) = self.env_value("SWITCHBOARD_SERVER_DATA_DIR") {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -1,15 +1,19 @@
-//! Backup settings use case: storage identity locked once records exist, secrets write-only.
+//! Backup settings use case: storage identity locked once records exist, secrets write-only,
+//! the endpoint checked by the SSRF guard (`url_guard`).
 
+use gateway_core::redaction::url_userinfo_redacted;
 use serde_json::json;
 
 use crate::audit::{AuditActor, AuditEntry};
 use crate::backup::{BackupSettings, BackupSettingsUpdate, BackupStorageSecrets, SecretsChange};
 use crate::error::{AdminError, FieldError};
 use crate::ports::{BackupJobs, UnitOfWork};
+use crate::url_guard::UrlGuard;
 
 /// The settings as the admin sends them. The secret pair is write-only: both given replaces
-/// the stored pair, neither keeps it (or clears it with `clear_credentials`).
-#[derive(Debug, Clone, Default)]
+/// the stored pair, neither keeps it (or clears it with `clear_credentials`). `Debug` shows
+/// whether the keys were given, never their values.
+#[derive(Clone, Default)]
 pub struct BackupSettingsInput {
     pub enabled: bool,
     pub endpoint: String,
@@ -25,8 +29,33 @@ pub struct BackupSettingsInput {
     pub retention_days: Option<u32>,
 }
 
-fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
+impl std::fmt::Debug for BackupSettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let given = |v: &Option<String>| v.as_ref().map(|_| "[REDACTED]");
+        f.debug_struct("BackupSettingsInput")
+            .field("enabled", &self.enabled)
+            .field("endpoint", &url_userinfo_redacted(&self.endpoint))
+            .field("region", &self.region)
+            .field("bucket", &self.bucket)
+            .field("path_style", &self.path_style)
+            .field("prefix", &self.prefix)
+            .field("access_key_id", &given(&self.access_key_id))
+            .field("secret_access_key", &given(&self.secret_access_key))
+            .field("clear_credentials", &self.clear_credentials)
+            .field("schedule_cron", &self.schedule_cron)
+            .field("retention_count", &self.retention_count)
+            .field("retention_days", &self.retention_days)
+            .finish()
+    }
+}
+
+async fn validate(input: &BackupSettingsInput, guard: &UrlGuard) -> Result<SecretsChange, AdminError> {
     let mut fields = Vec::new();
+    if !input.endpoint.trim().is_empty()
+        && let Err(refusal) = guard.check(&input.endpoint).await
+    {
+        fields.push(FieldError { field: "endpoint".into(), message: refusal.to_string() });
+    }
     let mut limit = |field: &str, value: &str, max: usize| {
         if value.len() > max {
             fields.push(FieldError { field: field.to_owned(), message: format!("must be at most {max} bytes") });
@@ -74,10 +103,11 @@ fn validate(input: &BackupSettingsInput) -> Result<SecretsChange, AdminError> {
 pub async fn update_backup_settings(
     uow: &dyn UnitOfWork,
     jobs: &dyn BackupJobs,
+    guard: &UrlGuard,
     actor: AuditActor,
     input: BackupSettingsInput,
 ) -> Result<BackupSettings, AdminError> {
-    let credentials = validate(&input)?;
+    let credentials = validate(&input, guard).await?;
     let before = jobs.read_backup_settings().await?;
     let identity_changed = before.endpoint != input.endpoint
         || before.region != input.region

@@ -8,6 +8,7 @@
 //! - knows nothing of HTTP, SQL or Redis: adapters implement its ports.
 
 pub mod account_edits;
+pub mod account_import;
 pub mod account_views;
 pub mod accounts;
 pub mod admin_user;
@@ -20,9 +21,11 @@ pub mod client_keys;
 pub mod error;
 pub mod groups;
 pub mod oauth;
+pub mod password_reset;
 pub mod passwords;
 pub mod ports;
 pub mod settings;
+pub mod url_guard;
 pub mod usage;
 
 pub use error::AdminError;

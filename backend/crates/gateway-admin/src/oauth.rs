@@ -19,6 +19,7 @@ pub mod account_checks;
 pub mod callback;
 pub mod error;
 pub mod flow_envelope;
+pub mod flow_seal;
 pub mod store_login;
 
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use crate::ports::{AccountDirectory, UnitOfWork};
 pub use callback::{Callback, CallbackRejected, parse_callback};
 pub use error::OAuthError;
 pub use flow_envelope::{FlowEnvelope, FlowKind};
+pub use flow_seal::FlowSeal;
 pub use store_login::LoginCompleted;
 
 /// How long one completion attempt owns a flow.
@@ -97,11 +99,16 @@ pub struct OAuthLogins {
     directory: Arc<dyn AccountDirectory>,
 }
 
-fn flow_key(provider: ProviderKind, kind: FlowKind, flow_id: &str) -> OAuthFlowKey {
-    match kind {
-        FlowKind::Browser => OAuthFlowKey::derive(provider, flow_id.as_bytes()),
-        FlowKind::Device => OAuthFlowKey::derive(provider, format!("device:{flow_id}").as_bytes()),
-    }
+/// The storage key of a flow and the seal of its record, both from its binding (the OAuth
+/// state, or `device:<flow id>`).
+fn flow_key(provider: ProviderKind, kind: FlowKind, flow_id: &str) -> (OAuthFlowKey, FlowSeal) {
+    let binding = match kind {
+        FlowKind::Browser => flow_id.to_owned(),
+        FlowKind::Device => format!("device:{flow_id}"),
+    };
+    let key = OAuthFlowKey::derive(provider, binding.as_bytes());
+    let seal = FlowSeal::derive(provider, binding.as_bytes(), &key);
+    (key, seal)
 }
 
 fn expires_at(ttl: Duration) -> OffsetDateTime {
@@ -147,8 +154,8 @@ impl OAuthLogins {
         let start = login.begin_authorization()?;
         let envelope = FlowEnvelope { kind: FlowKind::Browser, target, payload: start.payload };
         let ttl = pending_ttl(provider);
-        let key = flow_key(provider, FlowKind::Browser, &start.state);
-        match self.flows.create_flow(&key, &owner.fingerprint(), &envelope.encode(), ttl).await? {
+        let (key, seal) = flow_key(provider, FlowKind::Browser, &start.state);
+        match self.flows.create_flow(&key, &owner.fingerprint(), &seal.seal(&envelope.encode()), ttl).await? {
             FlowCreate::Created { .. } => {}
             // 32 random bytes do not collide; refuse rather than share a flow.
             FlowCreate::Exists => return Err(OAuthError::InProgress),
@@ -173,9 +180,9 @@ impl OAuthLogins {
         let login = self.login(provider)?.clone();
         let callback = parse_callback(pasted_callback)?;
         let state = callback.state.clone().ok_or(OAuthError::Callback(CallbackRejected::NoState))?;
-        let key = flow_key(provider, FlowKind::Browser, &state);
+        let (key, seal) = flow_key(provider, FlowKind::Browser, &state);
         let claim = ClaimId::random();
-        let envelope = self.claim(&key, owner, &claim).await?;
+        let envelope = self.claim(&key, &seal, owner, &claim).await?;
         if envelope.kind != FlowKind::Browser {
             self.release(&key, &claim).await;
             return Err(OAuthError::WrongFlowKind);
@@ -219,8 +226,8 @@ impl OAuthLogins {
         let flow_id = random_id();
         let envelope = FlowEnvelope { kind: FlowKind::Device, target, payload: start.payload };
         let ttl = start.expires_in;
-        let key = flow_key(provider, FlowKind::Device, &flow_id);
-        match self.flows.create_flow(&key, &owner.fingerprint(), &envelope.encode(), ttl).await? {
+        let (key, seal) = flow_key(provider, FlowKind::Device, &flow_id);
+        match self.flows.create_flow(&key, &owner.fingerprint(), &seal.seal(&envelope.encode()), ttl).await? {
             FlowCreate::Created { .. } => {}
             FlowCreate::Exists => return Err(OAuthError::InProgress),
         }
@@ -244,9 +251,9 @@ impl OAuthLogins {
     ) -> Result<DeviceLoginPoll, OAuthError> {
         const PENDING: DeviceLoginPoll = DeviceLoginPoll::Pending { interval: Duration::from_secs(5) };
         let login = self.login(provider)?.clone();
-        let key = flow_key(provider, FlowKind::Device, flow_id);
+        let (key, seal) = flow_key(provider, FlowKind::Device, flow_id);
         let claim = ClaimId::random();
-        let envelope = match self.claim(&key, owner, &claim).await {
+        let envelope = match self.claim(&key, &seal, owner, &claim).await {
             // Another poll of the same flow is running: this one is simply still pending.
             Err(OAuthError::InProgress) => return Ok(PENDING),
             other => other?,
@@ -289,9 +296,15 @@ impl OAuthLogins {
         }
     }
 
-    async fn claim(&self, key: &OAuthFlowKey, owner: &OAuthOwner, claim: &ClaimId) -> Result<FlowEnvelope, OAuthError> {
+    async fn claim(
+        &self,
+        key: &OAuthFlowKey,
+        seal: &FlowSeal,
+        owner: &OAuthOwner,
+        claim: &ClaimId,
+    ) -> Result<FlowEnvelope, OAuthError> {
         match self.flows.claim_flow(key, &owner.fingerprint(), claim, CLAIM_TTL).await? {
-            FlowClaim::Claimed { payload, .. } => match FlowEnvelope::decode(&payload) {
+            FlowClaim::Claimed { payload, .. } => match seal.open(&payload).and_then(|p| FlowEnvelope::decode(&p)) {
                 Some(envelope) => Ok(envelope),
                 None => {
                     self.finish(key, claim).await;

@@ -3,6 +3,8 @@
 
 mod auth;
 mod login;
+mod oauth_sealing;
 mod settings;
 mod totp;
+mod url_guard;
 mod usage;

@@ -38,6 +38,7 @@ use gateway_admin::ports::{
     ClientKeyDirectory, GroupDirectory, InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader,
     UnitOfWork, UsageQueries,
 };
+use gateway_admin::url_guard::UrlGuard;
 use gateway_core::coordination::{ChangeNotifier, Cooldowns};
 use gateway_core::credential_import::CredentialImporter;
 use utoipa::OpenApi;
@@ -74,6 +75,8 @@ pub struct AdminPorts {
     pub actions: Arc<dyn AccountActions>,
     /// Browser and device logins of upstream accounts (new accounts and re-authorisation).
     pub logins: Arc<OAuthLogins>,
+    /// The SSRF guard for admin-set URLs (the backup endpoint).
+    pub url_guard: Arc<UrlGuard>,
 }
 
 /// HTTP-level admin settings (from the `admin` config section).

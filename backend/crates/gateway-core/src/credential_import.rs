@@ -1,6 +1,13 @@
-//! The provider port for bringing credentials in and out: decoding the formats users have
+//! The provider port for bringing credentials in and out: reading the formats users have
 //! (files, token lines) into stored credentials, and writing the export bundle entry of one.
 //! Admin use cases call it; each provider implements it for its own credential document.
+//!
+//! Reading is split in two so that importing never burns a credential: [`CredentialImporter::parse`]
+//! checks the shape of every entry and sends nothing anywhere (a dry run stops there), and
+//! [`CredentialImporter::exchange`] spends one refresh token — single use upstream — for a fresh
+//! pair, called once per entry by the import itself.
+
+use std::fmt;
 
 use async_trait::async_trait;
 
@@ -19,17 +26,60 @@ pub struct ImportedCredential {
     pub provider_data: ProviderData,
 }
 
+/// A refresh token alone, as read from the input: the provider's seed document for the
+/// exchange. A secret (`Debug` is redacted); spend it only through
+/// [`CredentialImporter::exchange`], once.
+pub struct RefreshSeed(pub CredentialDocument);
+
+impl fmt::Debug for RefreshSeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RefreshSeed([REDACTED])")
+    }
+}
+
+/// What one entry of the input holds.
+#[derive(Debug)]
+pub enum CandidateContent {
+    /// Tokens that are stored as they are.
+    Ready(Box<ImportedCredential>),
+    /// A refresh token without an access token: the import exchanges it (once) for a fresh pair;
+    /// its account is known only then.
+    NeedsExchange(RefreshSeed),
+}
+
+/// One entry of an import, numbered from 1 in input order (lines without comments, array or
+/// bundle entries).
+#[derive(Debug)]
+pub struct ImportCandidate {
+    pub entry: usize,
+    pub content: CandidateContent,
+}
+
 /// Why an import or export failed; messages name the entry and never contain a token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ImportFailure(pub String);
 
+/// Why one refresh token could not be exchanged. `code` is the upstream's stable refusal
+/// (`invalid_grant`, `refresh_token_reused`, …) or a transient kind (`upstream_unavailable`);
+/// never a token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the refresh token could not be exchanged: {code}")]
+pub struct ExchangeFailure {
+    pub code: String,
+}
+
 #[async_trait]
 pub trait CredentialImporter: Send + Sync {
     fn provider(&self) -> ProviderKind;
 
-    /// Decodes every credential in `input` (refresh-token-only entries are exchanged first).
-    async fn decode(&self, input: &[u8]) -> Result<Vec<ImportedCredential>, ImportFailure>;
+    /// Reads every entry of `input` without sending anything upstream. A malformed entry fails
+    /// the whole input (nothing has been spent yet).
+    fn parse(&self, input: &[u8]) -> Result<Vec<ImportCandidate>, ImportFailure>;
+
+    /// Exchanges one refresh token for a fresh pair. Spends the token: the caller must store
+    /// what this returns.
+    async fn exchange(&self, seed: RefreshSeed) -> Result<ImportedCredential, ExchangeFailure>;
 
     /// The export bundle entry of one stored credential (re-importing it is idempotent).
     fn export_entry(

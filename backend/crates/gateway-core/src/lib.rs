@@ -24,6 +24,7 @@ pub mod ports;
 pub mod provider;
 pub mod quota_probe;
 pub mod quota_recorder;
+pub mod redaction;
 pub mod refresh_schedule;
 pub mod request_recovery;
 pub mod snapshot;

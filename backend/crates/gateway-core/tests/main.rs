@@ -6,6 +6,7 @@ mod domain;
 mod engine;
 mod fixtures;
 mod observation;
+mod redaction;
 mod refresh_schedule;
 mod request_recovery;
 mod snapshot;

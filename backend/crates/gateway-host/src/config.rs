@@ -7,7 +7,9 @@
 mod load;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
+use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
 pub use load::{ConfigError, ConfigSource, env_name, load};
@@ -45,6 +47,9 @@ pub struct ServerConfig {
     /// This replica's stable name across restarts (its successor takes over what a crashed
     /// process left); not set: `<hostname>:<listen port>`.
     pub replica_name: Option<String>,
+    /// Directory for the files the gateway writes itself (the generated first-admin password);
+    /// relative paths are relative to the working directory. Created (mode 0700) when needed.
+    pub data_dir: PathBuf,
 }
 
 impl Default for ServerConfig {
@@ -55,6 +60,7 @@ impl Default for ServerConfig {
             request_body_limit_bytes: 32 * 1024 * 1024,
             worker_threads: 0,
             replica_name: None,
+            data_dir: PathBuf::from("data"),
         }
     }
 }
@@ -97,7 +103,7 @@ impl Default for WorkersConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DatabaseConfig {
     /// `postgres://…` for production mode; empty means the embedded mode.
@@ -111,7 +117,7 @@ impl Default for DatabaseConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RedisConfig {
     /// `redis://…`; required whenever `database.url` is set.
@@ -123,6 +129,25 @@ pub struct RedisConfig {
 impl Default for RedisConfig {
     fn default() -> Self {
         Self { url: None, key_prefix: "switchboard".to_owned() }
+    }
+}
+
+// The URLs may carry a password: `Debug` shows them with the user name and password redacted.
+impl std::fmt::Debug for DatabaseConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseConfig")
+            .field("url", &self.url.as_deref().map(url_userinfo_redacted))
+            .field("max_connections", &self.max_connections)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisConfig")
+            .field("url", &self.url.as_deref().map(url_userinfo_redacted))
+            .field("key_prefix", &self.key_prefix)
+            .finish()
     }
 }
 
@@ -171,6 +196,9 @@ pub struct AdminConfig {
     pub trusted_proxy: bool,
     /// How often the live event stream polls account state and ops events.
     pub live_poll_ms: u64,
+    /// Let admin-set URLs (the backup endpoint) reach loopback, private, link-local, CGNAT and
+    /// unique-local addresses (and plain http to them). Cloud metadata addresses stay refused.
+    pub allow_private_urls: bool,
 }
 
 impl Default for AdminConfig {
@@ -186,6 +214,7 @@ impl Default for AdminConfig {
             cookie_secure: false,
             trusted_proxy: false,
             live_poll_ms: 2000,
+            allow_private_urls: false,
         }
     }
 }
@@ -203,6 +232,7 @@ impl std::fmt::Debug for AdminConfig {
             .field("cookie_secure", &self.cookie_secure)
             .field("trusted_proxy", &self.trusted_proxy)
             .field("live_poll_ms", &self.live_poll_ms)
+            .field("allow_private_urls", &self.allow_private_urls)
             .finish()
     }
 }
@@ -324,6 +354,9 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.server.drain_timeout_seconds == 0 {
             return Err(ConfigError::invalid("server.drain_timeout_seconds", "must be at least 1"));
+        }
+        if self.server.data_dir.as_os_str().is_empty() {
+            return Err(ConfigError::invalid("server.data_dir", "must not be empty"));
         }
         if self.server.request_body_limit_bytes < 1024 {
             return Err(ConfigError::invalid("server.request_body_limit_bytes", "must be at least 1024"));

@@ -7,8 +7,8 @@
 //! `AAD = "switchboard.seal.v1" || 0x00 || key_id || 0x00 || context`.
 //!
 //! Rotation: configure the new key as `secrets.master_key`, list the old one in
-//! `secrets.retired_master_keys`, run the re-encryption (`PgStore::reencrypt_secrets`) until it
-//! reports nothing left, then drop the retired key.
+//! `secrets.retired_master_keys`, re-seal (`switchboard secrets reseal`, `PgStore::reseal_secrets`)
+//! until nothing but unreadable rows remain, then drop the retired key.
 
 mod keyring;
 mod master_key;

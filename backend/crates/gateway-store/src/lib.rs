@@ -1,6 +1,6 @@
 //! Storage and coordination adapters: PostgreSQL (sqlx), Redis (deadpool-redis) and S3, plus the
-//! embedded SQLite / in-process adapters. Each implements a port defined in `gateway-core` or
-//! `gateway-admin`.
+//! embedded SQLite / in-process adapters, and the system name resolver (`dns`). Each implements a
+//! port defined in `gateway-core` or `gateway-admin`.
 //!
 //! Invariants:
 //! - owns no business policy: it stores, loads and coordinates exactly what the ports ask;
@@ -9,6 +9,7 @@
 //! - credentials are encrypted at rest and never printed.
 
 pub mod crypto;
+pub mod dns;
 pub mod memory;
 pub mod postgres;
 pub mod redis;

@@ -53,7 +53,7 @@ use gateway_core::ports::StorageError;
 use crate::crypto::Keyring;
 
 pub use admin_transaction::PgAdminTransaction;
-pub use key_rotation::RotationReport;
+pub use key_rotation::{ResealBatch, ResealCounts, ResealReport, SealedKind};
 pub use migrations::{MigrationFile, MigrationReport, MigrationSet};
 pub use store_error::{StoreError, StoreErrorKind};
 

@@ -35,8 +35,9 @@ use self::connection::SharedConnection;
 use self::keys::KeyLayout;
 use self::script::Scripts;
 
-/// Redis connection settings, resolved from the `redis` config section.
-#[derive(Debug, Clone)]
+/// Redis connection settings, resolved from the `redis` config section. `Debug` redacts the
+/// URL's user name and password.
+#[derive(Clone)]
 pub struct RedisSettings {
     /// `redis://host:port/db`.
     pub url: String,
@@ -46,6 +47,17 @@ pub struct RedisSettings {
     pub connect_timeout: Duration,
     /// Limit for one command/script reply.
     pub command_timeout: Duration,
+}
+
+impl std::fmt::Debug for RedisSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSettings")
+            .field("url", &gateway_core::redaction::url_userinfo_redacted(&self.url))
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("command_timeout", &self.command_timeout)
+            .finish()
+    }
 }
 
 impl RedisSettings {

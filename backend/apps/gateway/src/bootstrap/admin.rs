@@ -2,6 +2,7 @@
 //! quota probes, logins: the same instances the data plane and the workers use), the first
 //! administrator bootstrapped, and the router handed back for the server.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,9 +11,11 @@ use gateway_admin::auth::AuthPolicy;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
+use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::Config;
+use gateway_store::dns::SystemResolver;
 use provider_openai::OpenAiProvider;
 
 use super::{Accounts, StartError, Storage, openai_settings};
@@ -43,6 +46,10 @@ pub fn ports(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<
         importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>],
         actions: Arc::new(AccountChecks::new(accounts.refresher.clone(), accounts.prober.clone())),
         logins: accounts.logins.clone(),
+        url_guard: Arc::new(UrlGuard::new(
+            Arc::new(SystemResolver),
+            UrlPolicy { allow_private: config.admin.allow_private_urls },
+        )),
     })
 }
 
@@ -78,12 +85,49 @@ pub async fn build(config: &Config, storage: &Storage, accounts: &Accounts) -> R
     if let Some(outcome) = outcome {
         match outcome.generated_password {
             // Printed once, on stderr, outside the structured log: it is stored only hashed.
-            Some(password) => eprintln!(
-                "\n  first admin created: username `{}`, password `{password}`\n  (shown once; change it after logging in)\n",
-                outcome.username
-            ),
+            Some(password) => announce_generated_password(&outcome.username, &password, &config.server.data_dir),
             None => tracing::info!(username = %outcome.username, "first admin created from the configuration"),
         }
     }
     Ok(admin_routes(ports, http_config(config)))
+}
+
+/// The file in `server.data_dir` that keeps a generated first-admin password.
+pub const PASSWORD_FILE: &str = "initial-admin-password";
+
+/// Prints the generated password once and saves it to a private file (decision 0145), saying
+/// where — or why it could not be saved.
+fn announce_generated_password(username: &str, password: &str, data_dir: &Path) {
+    let saved = match save_private(data_dir, PASSWORD_FILE, password) {
+        Ok(path) => format!("also saved to {} (mode 0600; delete it once you have logged in)", path.display()),
+        Err(err) => format!("it could NOT be saved to {}: {err}", data_dir.join(PASSWORD_FILE).display()),
+    };
+    eprintln!(
+        "\n  first admin created: username `{username}`, password `{password}`\n  (shown once; {saved};\n  change it after logging in)\n"
+    );
+}
+
+/// Writes `text` to `dir/name` readable by the owner only (the directory too, when created).
+fn save_private(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let mut builder = std::fs::DirBuilder::new();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        builder.mode(0o700);
+        options.mode(0o600);
+    }
+    if !dir.exists() {
+        builder.recursive(true).create(dir)?;
+    }
+    let path = std::path::absolute(dir.join(name))?;
+    let mut file = options.open(&path)?;
+    // An older file keeps its mode through `open`: make it private either way.
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    writeln!(file, "{text}")?;
+    file.sync_all()?;
+    Ok(path)
 }

@@ -51,7 +51,7 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     let backup = admin
         .put(
             "/backups/settings",
-            json!({"enabled": false, "endpoint": "https://s3.example.test", "bucket": "b",
+            json!({"enabled": false, "endpoint": "https://203.0.113.10", "bucket": "b",
                    "accessKeyId": access_key, "secretAccessKey": secret_key}),
         )
         .await;

@@ -69,7 +69,7 @@ async fn backup_settings_keep_secrets_write_only() {
     let put = admin
         .put(
             "/backups/settings",
-            json!({"enabled": true, "endpoint": "https://s3.example.test", "region": "auto", "bucket": "b",
+            json!({"enabled": true, "endpoint": "https://203.0.113.10", "region": "auto", "bucket": "b",
                    "prefix": "sb/", "accessKeyId": "AKIA-TEST-ID", "secretAccessKey": "backup-secret-value",
                    "scheduleCron": "0 3 * * *", "retentionDays": 7}),
         )
@@ -91,8 +91,64 @@ async fn backup_settings_keep_secrets_write_only() {
     let kept = admin
         .put(
             "/backups/settings",
-            json!({"enabled": false, "endpoint": "https://s3.example.test", "bucket": "b", "region": "auto"}),
+            json!({"enabled": false, "endpoint": "https://203.0.113.10", "bucket": "b", "region": "auto"}),
         )
         .await;
     assert_eq!(kept.json()["credentialsConfigured"], true, "absent secrets are kept");
+}
+
+#[tokio::test]
+async fn a_backup_endpoint_on_a_private_or_metadata_address_is_refused_without_echoing_it() {
+    let g = gateway(vec![], &[]).await;
+    let admin = Admin::login(&g).await;
+    let put = |endpoint: &'static str| {
+        let admin = admin.clone();
+        async move {
+            admin
+                .put(
+                    "/backups/settings",
+                    json!({"enabled": false, "endpoint": endpoint, "bucket": "b", "region": "auto"}),
+                )
+                .await
+        }
+    };
+    for endpoint in [
+        "http://127.0.0.1:9000",
+        "https://2130706433:9000",
+        "https://0x7f.1",
+        "https://localhost:9000",
+        "https://10.0.0.8",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::ffff:169.254.169.254]",
+        "https://[fd00:ec2::254]",
+        "https://100.64.0.1",
+        "https://[fc00::1]",
+        "https://no-such-host.invalid",
+        "https://backup-user:hunter2-endpoint-pass@203.0.113.10",
+    ] {
+        let refused = put(endpoint).await;
+        assert_eq!(refused.status, 422, "{endpoint}: {}", refused.text);
+        assert_eq!(refused.json()["error"]["fields"][0]["field"], "endpoint", "{endpoint}: {}", refused.text);
+        assert!(!refused.text.contains("hunter2") && !refused.text.contains("backup-user"), "{}", refused.text);
+    }
+    assert!(!g.log().contains("hunter2-endpoint-pass"), "the refused URL's password is not logged");
+    assert_eq!(admin.ok("/backups/settings").await["endpoint"], "", "nothing was stored");
+    assert_eq!(put("https://203.0.113.10").await.status, 200);
+}
+
+#[tokio::test]
+async fn allow_private_urls_opens_private_backup_endpoints_but_never_metadata() {
+    let g = gateway(vec![], &[("SWITCHBOARD_ADMIN_ALLOW_PRIVATE_URLS", "true")]).await;
+    let admin = Admin::login(&g).await;
+    let body = |endpoint: &str| json!({"enabled": false, "endpoint": endpoint, "bucket": "b", "region": "auto"});
+    let minio = admin.put("/backups/settings", body("http://127.0.0.1:9000")).await;
+    assert_eq!(minio.status, 200, "{}", minio.text);
+    assert_eq!(admin.put("/backups/settings", body("https://192.168.10.5")).await.status, 200);
+    let metadata = admin.put("/backups/settings", body("http://169.254.169.254")).await;
+    assert_eq!(metadata.status, 422, "{}", metadata.text);
+    assert_eq!(
+        admin.put("/backups/settings", body("http://203.0.113.10")).await.status,
+        422,
+        "plain http to a public host"
+    );
 }

@@ -89,6 +89,77 @@ fn version_prints_the_package_version() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), format!("switchboard {}", env!("CARGO_PKG_VERSION")));
 }
 
+/// A password-like value that must never appear in a refusal.
+const PLANTED: &str = "pl4nted-s3cret-9f2c";
+
+fn assert_not_echoed(output: &Output) {
+    let all = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!all.contains(PLANTED), "the refusal echoes a secret: {all}");
+}
+
+#[test]
+fn refused_database_and_redis_urls_never_echo_their_credentials() {
+    let mysql = format!("mysql://app:{PLANTED}@db:3306/x");
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_DATABASE_URL", mysql.as_str())]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`database.url`"));
+    assert_not_echoed(&output);
+
+    let postgres = format!("postgres://app:{PLANTED}@127.0.0.1:5432/x");
+    let redis = format!("memcached://u:{PLANTED}@127.0.0.1");
+    let output = switchboard(
+        &["serve"],
+        &[("SWITCHBOARD_DATABASE_URL", postgres.as_str()), ("SWITCHBOARD_REDIS_URL", redis.as_str())],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`redis.url`"));
+    assert_not_echoed(&output);
+}
+
+#[test]
+fn a_malformed_secret_value_is_named_but_never_echoed() {
+    let key = format!("k1:{PLANTED}");
+    // Not a JSON array: the variable is named, its value is not shown.
+    let output = switchboard(&["serve"], &[("SWITCHBOARD_SECRETS_RETIRED_MASTER_KEYS", key.as_str())]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("SWITCHBOARD_SECRETS_RETIRED_MASTER_KEYS"));
+    assert_not_echoed(&output);
+    // A string where a list belongs, in the file.
+    let file = config_file(&format!("secrets:\n  retired_master_keys: \"{key}\"\n"));
+    let output = switchboard(&["serve", "--config", file.path()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_line(&output).contains("`secrets.retired_master_keys`"));
+    assert_not_echoed(&output);
+    let file = config_file(&format!("database:\n  url: [\"postgres://u:{PLANTED}@h/x\"]\n"));
+    let output = switchboard(&["serve", "--config", file.path()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_not_echoed(&output);
+}
+
+#[tokio::test]
+async fn a_refused_upstream_url_never_echoes_its_credentials() {
+    let db = test_support::TestDatabase::create().await.expect("test database");
+    let key = gateway_store::crypto::MasterKey::generate("k1").expect("key");
+    let key = secrecy::ExposeSecret::expose_secret(&key.to_config_value()).to_owned();
+    let backend = format!("https://user:{PLANTED}@chatgpt.example.test/backend-api");
+    let redis = test_support::redis_url();
+    let env = [
+        ("SWITCHBOARD_DATABASE_URL", db.url()),
+        ("SWITCHBOARD_REDIS_URL", redis.as_str()),
+        ("SWITCHBOARD_SECRETS_MASTER_KEY", key.as_str()),
+        ("SWITCHBOARD_SERVER_LISTEN", "127.0.0.1:0"),
+        ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL", backend.as_str()),
+        ("SWITCHBOARD_ADMIN_BOOTSTRAP_PASSWORD", "a-long-enough-password"),
+    ];
+    // Refused at wiring, before anything listens: the process exits at once.
+    let output = switchboard(&["serve"], &env);
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("providers.openai.backend_url") && stderr.contains("credentials"), "{stderr}");
+    assert_not_echoed(&output);
+    let _ = db.drop_schema().await;
+}
+
 /// A temporary file removed on drop, without another dependency.
 mod tempfile_path {
     use std::path::PathBuf;

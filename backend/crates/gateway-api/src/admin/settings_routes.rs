@@ -222,6 +222,10 @@ pub async fn get_backup_settings(State(api): State<AdminApi>) -> ApiResult<Json<
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BackupSettingsBody {
     pub enabled: bool,
+    /// The S3-compatible endpoint, e.g. `https://s3.eu-west-1.amazonaws.com`; empty = none.
+    /// Checked by the URL guard: `https`, no user or password in it, and every address it
+    /// resolves to public (private ones only with `admin.allow_private_urls`; cloud metadata
+    /// never).
     #[schema(max_length = 2048)]
     pub endpoint: String,
     #[serde(default)]
@@ -269,7 +273,9 @@ pub async fn put_backup_settings(
         retention_count: body.retention_count,
         retention_days: body.retention_days,
     };
+    let p = &api.ports;
     let settings =
-        update_backup_settings(api.ports.uow.as_ref(), api.ports.backups.as_ref(), principal.actor(), input).await?;
+        update_backup_settings(p.uow.as_ref(), p.backups.as_ref(), p.url_guard.as_ref(), principal.actor(), input)
+            .await?;
     Ok(Json(settings.into()))
 }

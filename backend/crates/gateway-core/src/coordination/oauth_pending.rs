@@ -1,8 +1,10 @@
 //! OAuth pending flows: the state between "start login" and "complete login".
 //!
 //! The record is keyed by `SHA-256(provider || 0x00 || flow_binding)` (the binding is the OAuth
-//! `state`), holds the owner's fingerprint and an opaque provider payload (PKCE verifier,
-//! installation id, re-authorisation target), and lives 10 min (OpenAI) or 30 min (xAI).
+//! `state`), holds the owner's fingerprint and an opaque payload — the provider's secrets (PKCE
+//! verifier, device ids, installation id) and the re-authorisation target, sealed by the admin
+//! use case under a key derived from the binding (`gateway_admin::oauth::FlowSeal`), so the
+//! storage holds ciphertext only — and lives 10 min (OpenAI) or 30 min (xAI).
 //! Completion claims it atomically: an owner mismatch never deletes, a live claim blocks a
 //! second claim, only the claim owner releases the claim, and the claim owner deletes the record
 //! after the account transaction commits.

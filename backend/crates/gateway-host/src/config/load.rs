@@ -72,7 +72,7 @@ pub fn load(source: &ConfigSource) -> Result<Config, ConfigError> {
     let config: Config = serde_path_to_error::deserialize(merged).map_err(|err| {
         let key = err.path().to_string();
         let origin = env_origin.get(&key).map(|name| format!(" (from {name})")).unwrap_or_default();
-        let reason = err.into_inner().to_string();
+        let reason = without_quoted_values(&err.into_inner().to_string());
         match unknown_field(&reason) {
             Some(field) => ConfigError::UnknownKey { key: join_key(&key, field), origin },
             None => ConfigError::Invalid { key, origin, reason },
@@ -122,10 +122,11 @@ fn apply_env(
         let Some((path, default)) = leaves.iter().find(|(path, _)| env_name(path) == *name) else {
             return Err(ConfigError::UnknownKey { key: name.clone(), origin: " (environment variable)".to_owned() });
         };
+        // The value itself is never shown: it may be a secret (a master key, a URL's password).
         let value = parse_env_value(raw, default).ok_or_else(|| ConfigError::Invalid {
             key: path.clone(),
             origin: format!(" (from {name})"),
-            reason: format!("`{raw}` is not a valid {}", kind_name(default)),
+            reason: format!("the value is not a valid {}", kind_name(default)),
         })?;
         set_path(merged, path, value);
         origin.insert(path.clone(), name.clone());
@@ -193,6 +194,30 @@ fn set_path(root: &mut Value, path: &str, value: Value) {
         }
         node = map.entry(part.to_owned()).or_insert_with(|| Value::Object(Map::new()));
     }
+}
+
+/// serde quotes the offending value (`invalid type: string "k1:…", expected a sequence`); it may
+/// be a secret, so every double-quoted part is dropped (`invalid type: string, expected …`).
+/// Backticked names (`unknown field `x``, variants) stay: they are key names, not values.
+fn without_quoted_values(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in reason.chars() {
+        match (quoted, c) {
+            (true, '\\') if !escaped => escaped = true,
+            (true, '"') if !escaped => quoted = false,
+            (true, _) => escaped = false,
+            (false, '"') => {
+                quoted = true;
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+            }
+            (false, _) => out.push(c),
+        }
+    }
+    out
 }
 
 /// serde reports unknown fields as "unknown field `x`, expected …"; pull out `x`.

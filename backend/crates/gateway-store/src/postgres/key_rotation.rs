@@ -1,7 +1,15 @@
-//! Re-encryption of every sealed secret under the current master key (the second step of a key
-//! rotation, see `docs/storage.md`). Each row is rewritten with a compare-and-swap on its old
-//! ciphertext, so a concurrent credential write is never overwritten; re-encryption does not
-//! change `credential_revision` (the credential itself is unchanged).
+//! Re-sealing every sealed secret under the current master key (the second step of a key
+//! rotation, `switchboard secrets reseal`; see `docs/storage.md`).
+//!
+//! - Batches walk each sealed column by id (keyset), so rows that no key opens are counted once
+//!   and never stall the rows behind them.
+//! - Each batch is one committed transaction: an interrupted run loses nothing, and the next run
+//!   picks up the rows still under another key (the key id column says which).
+//! - Each row is rewritten with a compare-and-swap on its old ciphertext, so a credential
+//!   written meanwhile (a refresh, a re-authorisation) is never overwritten; such a row is
+//!   counted as `skipped` (its writer sealed it under that writer's current key).
+//! - Only the ciphertext and its key id change: no revision, no `updated_at`, no scheduling
+//!   fact, no `config_revision` (decision 0142).
 
 use secrecy::ExposeSecret;
 use sqlx::postgres::PgRow;
@@ -14,16 +22,69 @@ use crate::postgres::column_values::{ColumnRead, closed, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context};
 
-/// What one [`PgStore::reencrypt_secrets`] call did.
+/// The kinds of sealed secrets, one sealed column each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SealedKind {
+    /// `provider_accounts.credential_ciphertext`.
+    Credentials,
+    /// `admin_users.totp_secret_ciphertext`.
+    TotpSecrets,
+    /// `backup_settings.credentials_ciphertext`.
+    BackupSecrets,
+}
+
+impl SealedKind {
+    pub const ALL: [SealedKind; 3] = [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Credentials => "credentials",
+            Self::TotpSecrets => "totp_secrets",
+            Self::BackupSecrets => "backup_secrets",
+        }
+    }
+
+    fn column(self) -> &'static SealedColumn {
+        match self {
+            Self::Credentials => &CREDENTIALS,
+            Self::TotpSecrets => &TOTP_SECRETS,
+            Self::BackupSecrets => &BACKUP_SECRETS,
+        }
+    }
+}
+
+/// Counts of one kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RotationReport {
+pub struct ResealCounts {
     /// Rows re-sealed under the current key.
-    pub reencrypted: u64,
+    pub resealed: u64,
     /// Rows whose ciphertext no configured key opens (left as they are).
     pub unreadable: u64,
-    /// Rows still sealed under another key after this call (run again while it is above
-    /// `unreadable`).
+    /// Rows rewritten by someone else between the read and the write (left to that writer).
+    pub skipped: u64,
+    /// Rows still sealed under another key after the run (a [`PgStore::reseal_batch`] does not
+    /// count them: 0).
     pub remaining: u64,
+}
+
+/// One committed batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResealBatch {
+    pub counts: ResealCounts,
+    /// The highest id the batch looked at; `None` when there was nothing after `after_id`.
+    pub last_id: Option<i64>,
+}
+
+/// What a whole [`PgStore::reseal_secrets`] run did, per kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResealReport {
+    pub kinds: Vec<(SealedKind, ResealCounts)>,
+}
+
+impl ResealReport {
+    pub fn counts(&self, kind: SealedKind) -> ResealCounts {
+        self.kinds.iter().find(|(k, _)| *k == kind).map(|(_, c)| *c).unwrap_or_default()
+    }
 }
 
 /// One sealed column: where it lives and how its context is built.
@@ -34,90 +95,127 @@ struct SealedColumn {
     context: fn(&PgRow) -> Result<String, StorageError>,
 }
 
-const COLUMNS: [SealedColumn; 3] = [
-    SealedColumn {
-        select: "SELECT id, credential_key_id AS key_id, credential_ciphertext AS ciphertext, provider, \
-                 external_account_id FROM provider_accounts WHERE credential_key_id <> $1 ORDER BY id LIMIT $2",
-        update: "UPDATE provider_accounts SET credential_ciphertext = $2, credential_key_id = $3 \
-                 WHERE id = $1 AND credential_key_id = $4 AND credential_ciphertext = $5",
-        count: "SELECT count(*) FROM provider_accounts WHERE credential_key_id <> $1",
-        context: |row| {
-            let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
-            Ok(credential_context(provider, row.col::<&str>("external_account_id")?))
-        },
+const CREDENTIALS: SealedColumn = SealedColumn {
+    select: "SELECT id, credential_key_id AS key_id, credential_ciphertext AS ciphertext, provider, \
+             external_account_id FROM provider_accounts WHERE credential_key_id <> $1 AND id > $2 \
+             ORDER BY id LIMIT $3",
+    update: "UPDATE provider_accounts SET credential_ciphertext = $2, credential_key_id = $3 \
+             WHERE id = $1 AND credential_key_id = $4 AND credential_ciphertext = $5",
+    count: "SELECT count(*) FROM provider_accounts WHERE credential_key_id <> $1",
+    context: |row| {
+        let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
+        Ok(credential_context(provider, row.col::<&str>("external_account_id")?))
     },
-    SealedColumn {
-        select: "SELECT id::bigint AS id, credentials_key_id AS key_id, credentials_ciphertext AS ciphertext \
-                 FROM backup_settings WHERE credentials_key_id <> $1 ORDER BY id LIMIT $2",
-        update: "UPDATE backup_settings SET credentials_ciphertext = $2, credentials_key_id = $3 \
-                 WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
-        count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
-        context: |_| Ok(BACKUP_SECRETS_CONTEXT.to_owned()),
-    },
-    SealedColumn {
-        select: "SELECT id, totp_key_id AS key_id, totp_secret_ciphertext AS ciphertext FROM admin_users \
-                 WHERE totp_key_id <> $1 ORDER BY id LIMIT $2",
-        update: "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3 \
-                 WHERE id = $1 AND totp_key_id = $4 AND totp_secret_ciphertext = $5",
-        count: "SELECT count(*) FROM admin_users WHERE totp_key_id <> $1",
-        context: |row| Ok(totp_context(row.col("id")?)),
-    },
-];
+};
+
+const TOTP_SECRETS: SealedColumn = SealedColumn {
+    select: "SELECT id, totp_key_id AS key_id, totp_secret_ciphertext AS ciphertext FROM admin_users \
+             WHERE totp_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
+    update: "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3 \
+             WHERE id = $1 AND totp_key_id = $4 AND totp_secret_ciphertext = $5",
+    count: "SELECT count(*) FROM admin_users WHERE totp_key_id <> $1",
+    context: |row| Ok(totp_context(row.col("id")?)),
+};
+
+const BACKUP_SECRETS: SealedColumn = SealedColumn {
+    select: "SELECT id::bigint AS id, credentials_key_id AS key_id, credentials_ciphertext AS ciphertext \
+             FROM backup_settings WHERE credentials_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
+    update: "UPDATE backup_settings SET credentials_ciphertext = $2, credentials_key_id = $3 \
+             WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
+    count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
+    context: |_| Ok(BACKUP_SECRETS_CONTEXT.to_owned()),
+};
 
 impl PgStore {
-    /// Re-seals up to `batch` rows per sealed column that are not under the current key.
-    pub async fn reencrypt_secrets(&self, batch: u32) -> Result<RotationReport, StorageError> {
-        let keyring = self.keyring()?;
-        let mut report = RotationReport::default();
-        for column in &COLUMNS {
-            self.reencrypt_column(keyring, column, batch, &mut report).await?;
-            let remaining: i64 = sqlx::query_scalar(column.count)
-                .bind(keyring.current_key_id())
-                .fetch_one(self.pool())
-                .await
-                .map_err(storage_error)?;
-            report.remaining += u64::try_from(remaining).unwrap_or(0);
+    /// Re-seals every kind to the end, `batch` rows per committed transaction.
+    pub async fn reseal_secrets(&self, batch: u32) -> Result<ResealReport, StorageError> {
+        let mut report = ResealReport::default();
+        for kind in SealedKind::ALL {
+            report.kinds.push((kind, self.reseal_kind(kind, batch).await?));
         }
         Ok(report)
     }
 
-    async fn reencrypt_column(
-        &self,
-        keyring: &Keyring,
-        column: &SealedColumn,
-        batch: u32,
-        report: &mut RotationReport,
-    ) -> Result<(), StorageError> {
-        let rows = sqlx::query(column.select)
-            .bind(keyring.current_key_id())
-            .bind(int8(u64::from(batch), "batch")?)
-            .fetch_all(self.pool())
+    /// Re-seals one kind to the end, batch by batch; then counts what is still under another key.
+    pub async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, StorageError> {
+        let mut total = ResealCounts::default();
+        let mut after = 0;
+        loop {
+            let done = self.reseal_batch(kind, after, batch).await?;
+            total.resealed += done.counts.resealed;
+            total.unreadable += done.counts.unreadable;
+            total.skipped += done.counts.skipped;
+            match done.last_id {
+                Some(last) => after = last,
+                None => break,
+            }
+        }
+        total.remaining = self.count_not_current(kind).await?;
+        Ok(total)
+    }
+
+    /// Rows of `kind` sealed under another key than the current one.
+    pub async fn count_not_current(&self, kind: SealedKind) -> Result<u64, StorageError> {
+        let remaining: i64 = sqlx::query_scalar(kind.column().count)
+            .bind(self.keyring()?.current_key_id())
+            .fetch_one(self.pool())
             .await
             .map_err(storage_error)?;
+        Ok(u64::try_from(remaining).unwrap_or(0))
+    }
+
+    /// Re-seals up to `batch` rows of `kind` with an id above `after_id` that are not under the
+    /// current key, in one committed transaction.
+    pub async fn reseal_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError> {
+        let keyring = self.keyring()?;
+        let column = kind.column();
+        let mut tx = self.pool().begin().await.map_err(storage_error)?;
+        let rows = sqlx::query(column.select)
+            .bind(keyring.current_key_id())
+            .bind(after_id)
+            .bind(int8(u64::from(batch.max(1)), "batch")?)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(storage_error)?;
+        let mut counts = ResealCounts::default();
+        let mut last_id = None;
         for row in &rows {
             let id: i64 = row.col("id")?;
+            last_id = Some(id);
             let old = SealedSecret { key_id: row.col("key_id")?, ciphertext: row.col("ciphertext")? };
-            let context = (column.context)(row)?;
-            let plaintext = match keyring.open(&old, &context) {
-                Ok(plaintext) => plaintext,
-                Err(error) => {
-                    tracing::warn!(row = id, key_id = %old.key_id, %error, "sealed secret cannot be re-encrypted");
-                    report.unreadable += 1;
-                    continue;
-                }
+            let Some(new) = reseal(keyring, kind, id, &old, &(column.context)(row)?)? else {
+                counts.unreadable += 1;
+                continue;
             };
-            let new = keyring.seal(plaintext.expose_secret().as_bytes(), &context).map_err(crypto_error)?;
             let done = sqlx::query(column.update)
                 .bind(id)
                 .bind(&new.ciphertext)
                 .bind(&new.key_id)
                 .bind(&old.key_id)
                 .bind(&old.ciphertext)
-                .execute(self.pool())
+                .execute(&mut *tx)
                 .await
                 .map_err(storage_error)?;
-            report.reencrypted += done.rows_affected();
+            if done.rows_affected() == 1 { counts.resealed += 1 } else { counts.skipped += 1 }
         }
-        Ok(())
+        tx.commit().await.map_err(storage_error)?;
+        Ok(ResealBatch { counts, last_id })
+    }
+}
+
+/// The row's secret sealed under the current key; `None` when no configured key opens it.
+fn reseal(
+    keyring: &Keyring,
+    kind: SealedKind,
+    id: i64,
+    old: &SealedSecret,
+    context: &str,
+) -> Result<Option<SealedSecret>, StorageError> {
+    match keyring.open(old, context) {
+        Ok(plaintext) => keyring.seal(plaintext.expose_secret().as_bytes(), context).map(Some).map_err(crypto_error),
+        Err(error) => {
+            tracing::warn!(kind = kind.as_str(), row = id, key_id = %old.key_id, %error, "sealed secret cannot be re-sealed");
+            Ok(None)
+        }
     }
 }

@@ -9,6 +9,9 @@
 //! - lines of tokens: a JWT is an access token, anything else a refresh token (exchanged at
 //!   import, so the account starts with a fresh, rotated pair).
 //!
+//! [`parse`] reads the input and sends nothing (a dry run stops there); [`exchange`] spends one
+//! refresh token, and is called once per refresh-only entry by the import.
+//!
 //! Identity comes only from token claims; a credential without them is imported as
 //! `unverified`.
 
@@ -34,67 +37,79 @@ pub enum ImportError {
     Entry { entry: usize, reason: String },
     #[error("the input is not a known credential format: {0}")]
     Unrecognised(String),
-    #[error("refresh token on line {line} could not be exchanged: {reason}")]
-    Exchange { line: usize, reason: String },
 }
 
 /// The bundle format written by export.
 pub const BUNDLE_FORMAT: &str = "switchboard.accounts.v1";
 
-/// A credential entry before any token exchange.
+/// One entry of the input, read without sending anything upstream.
+pub enum ParsedEntry {
+    /// Tokens stored as they are.
+    Ready(Box<DecodedCredential>),
+    /// A refresh token alone: [`exchange`] turns it into a fresh pair (and spends it).
+    RefreshOnly(SecretString),
+}
+
+/// A credential entry as written in the input.
 enum Raw {
     Tokens { access: String, refresh: Option<String>, id: Option<String>, account_id: Option<String> },
     RefreshOnly(String),
 }
 
-/// Decodes `input`; refresh-token-only entries are exchanged through `refresher`.
-pub async fn decode(input: &[u8], refresher: &Refresher, now_unix: i64) -> Result<Vec<DecodedCredential>, ImportError> {
+/// Reads every entry of `input`, numbered from 1; nothing is exchanged.
+pub fn parse(input: &[u8]) -> Result<Vec<(usize, ParsedEntry)>, ImportError> {
     let text = std::str::from_utf8(input).map_err(|_| ImportError::Unrecognised("not UTF-8 text".to_owned()))?;
     let text = text.trim();
     if text.is_empty() {
         return Err(ImportError::Empty);
     }
     let raws = if text.starts_with('{') || text.starts_with('[') {
+        // serde_json's messages name positions, never the values: safe to show.
         let value: Value =
             serde_json::from_str(text).map_err(|e| ImportError::Unrecognised(format!("invalid JSON: {e}")))?;
         json_entries(&value)?
     } else {
         text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(line_entry).collect()
     };
-    let mut decoded = Vec::with_capacity(raws.len());
-    for (index, raw) in raws.into_iter().enumerate() {
-        let credential = match raw {
-            Raw::Tokens { access, refresh, id, account_id } => OpenAiCredential {
-                access_token: SecretString::from(access),
-                refresh_token: refresh.filter(|t| !t.is_empty()).map(SecretString::from),
-                id_token: id.filter(|t| !t.is_empty()).map(SecretString::from),
-                account_id,
-                expires_at: None,
-                installation_id: None,
-                last_refresh: None,
-            },
-            Raw::RefreshOnly(refresh) => {
-                let seed = OpenAiCredential {
-                    access_token: SecretString::from(String::new()),
-                    refresh_token: Some(SecretString::from(refresh)),
-                    id_token: None,
-                    account_id: None,
-                    expires_at: None,
-                    installation_id: None,
-                    last_refresh: None,
-                };
-                refresher.refresh(&seed, now_unix).await.map_err(|e| ImportError::Exchange {
-                    line: index + 1,
-                    reason: match e {
-                        RefreshError::Permanent { code } => code,
-                        other => other.to_string(),
-                    },
-                })?
-            }
-        };
-        decoded.push(finish(credential));
-    }
-    Ok(decoded)
+    Ok(raws
+        .into_iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            let entry = match raw {
+                Raw::Tokens { access, refresh, id, account_id } => {
+                    ParsedEntry::Ready(Box::new(finish(OpenAiCredential {
+                        access_token: SecretString::from(access),
+                        refresh_token: refresh.filter(|t| !t.is_empty()).map(SecretString::from),
+                        id_token: id.filter(|t| !t.is_empty()).map(SecretString::from),
+                        account_id,
+                        expires_at: None,
+                        installation_id: None,
+                        last_refresh: None,
+                    })))
+                }
+                Raw::RefreshOnly(refresh) => ParsedEntry::RefreshOnly(SecretString::from(refresh)),
+            };
+            (index + 1, entry)
+        })
+        .collect())
+}
+
+/// Exchanges one refresh token for a fresh pair (one token call; the token is spent).
+pub async fn exchange(
+    refresh_token: &SecretString,
+    refresher: &Refresher,
+    now_unix: i64,
+) -> Result<DecodedCredential, RefreshError> {
+    let seed = OpenAiCredential {
+        access_token: SecretString::from(String::new()),
+        refresh_token: Some(refresh_token.clone()),
+        id_token: None,
+        account_id: None,
+        expires_at: None,
+        installation_id: None,
+        last_refresh: None,
+    };
+    refresher.refresh(&seed, now_unix).await.map(finish)
 }
 
 /// Fills identity-derived fields.

@@ -1,17 +1,21 @@
 //! `CredentialImporter` for OpenAI: the decoders of `import.rs` turned into storable credentials.
 
 use async_trait::async_trait;
-use gateway_core::credential_import::{CredentialImporter, ImportFailure, ImportedCredential};
+use gateway_core::credential_import::{
+    CandidateContent, CredentialImporter, ExchangeFailure, ImportCandidate, ImportFailure, ImportedCredential,
+    RefreshSeed,
+};
 use gateway_core::domain::{
     AccountProfile, CredentialDocument, CredentialFacts, CredentialState, ProviderData, ProviderKind,
 };
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
-use crate::import::{bundle_entry, decode};
+use crate::import::{ParsedEntry, bundle_entry, exchange, parse};
 use crate::provider::OpenAiProvider;
+use crate::refresh::RefreshError;
 
 /// Refresh this long before the access token expires (the refresh worker uses the runtime
 /// setting; this is the first schedule written at import).
@@ -23,11 +27,29 @@ impl CredentialImporter for OpenAiProvider {
         ProviderKind::Openai
     }
 
-    async fn decode(&self, input: &[u8]) -> Result<Vec<ImportedCredential>, ImportFailure> {
+    fn parse(&self, input: &[u8]) -> Result<Vec<ImportCandidate>, ImportFailure> {
+        let entries = parse(input).map_err(|e| ImportFailure(e.to_string()))?;
+        Ok(entries
+            .into_iter()
+            .map(|(entry, parsed)| ImportCandidate {
+                entry,
+                content: match parsed {
+                    ParsedEntry::Ready(decoded) => CandidateContent::Ready(Box::new(imported(decoded.credential))),
+                    ParsedEntry::RefreshOnly(token) => CandidateContent::NeedsExchange(seed(&token)),
+                },
+            })
+            .collect())
+    }
+
+    async fn exchange(&self, seed: RefreshSeed) -> Result<ImportedCredential, ExchangeFailure> {
+        let token = seed_token(&seed).ok_or_else(|| ExchangeFailure { code: "malformed_seed".to_owned() })?;
         let now = OffsetDateTime::now_utc();
-        let decoded =
-            decode(input, self.refresher(), now.unix_timestamp()).await.map_err(|e| ImportFailure(e.to_string()))?;
-        Ok(decoded.into_iter().map(|d| imported(d.credential)).collect())
+        match exchange(&token, self.refresher(), now.unix_timestamp()).await {
+            Ok(decoded) => Ok(imported(decoded.credential)),
+            Err(RefreshError::Permanent { code }) => Err(ExchangeFailure { code }),
+            Err(RefreshError::Transient(_)) => Err(ExchangeFailure { code: "upstream_unavailable".to_owned() }),
+            Err(RefreshError::NoRefreshToken) => Err(ExchangeFailure { code: "no_refresh_token".to_owned() }),
+        }
     }
 
     fn export_entry(
@@ -38,6 +60,17 @@ impl CredentialImporter for OpenAiProvider {
         let credential = OpenAiCredential::decode(document).map_err(|e| ImportFailure(e.to_string()))?;
         Ok(bundle_entry(&credential, profile.email.as_deref()))
     }
+}
+
+/// The seed document of a refresh-only entry: `{"refresh_token": …}` (read back only by
+/// [`seed_token`]).
+fn seed(token: &SecretString) -> RefreshSeed {
+    RefreshSeed(CredentialDocument::from_value(&serde_json::json!({"refresh_token": token.expose_secret()})))
+}
+
+fn seed_token(seed: &RefreshSeed) -> Option<SecretString> {
+    let value: serde_json::Value = serde_json::from_str(seed.0.expose_json()).ok()?;
+    value.get("refresh_token")?.as_str().map(|t| SecretString::from(t.to_owned()))
 }
 
 /// A credential ready to store: identity and expiry from its claims; without identity claims it

@@ -59,9 +59,9 @@ impl OpenAiProvider {
             .tcp_nodelay(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|_| UrlRefused { url: backend.clone(), reason: "the HTTP client could not be built" })?;
+            .map_err(|_| UrlRefused::new(&backend, "the HTTP client could not be built"))?;
         let profile = RequestProfile::from_settings(settings)
-            .map_err(|_| UrlRefused { url: backend.clone(), reason: "invalid request profile header values" })?;
+            .map_err(|_| UrlRefused::new(&backend, "invalid request profile header values"))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());
         let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
         let transport =

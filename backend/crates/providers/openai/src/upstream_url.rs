@@ -3,16 +3,38 @@
 
 use std::net::IpAddr;
 
+/// A refused upstream URL. `shown` is the URL without user name, password, query and fragment
+/// (any of which may hold a secret), so the error can be printed and logged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("upstream URL `{url}` refused: {reason}")]
+#[error("upstream URL `{shown}` refused: {reason}")]
 pub struct UrlRefused {
-    pub url: String,
+    pub shown: String,
     pub reason: &'static str,
+}
+
+impl UrlRefused {
+    pub fn new(url: &str, reason: &'static str) -> Self {
+        Self { shown: shown(url), reason }
+    }
+}
+
+/// `url` safe to print: scheme, host, port and path only.
+pub fn shown(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => "(not a URL)".to_owned(),
+    }
 }
 
 /// Validates `url` and returns it without a trailing slash.
 pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
-    let refuse = |reason| UrlRefused { url: url.to_owned(), reason };
+    let refuse = |reason| UrlRefused::new(url, reason);
     let parsed = reqwest::Url::parse(url).map_err(|_| refuse("not a valid URL"))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(refuse("credentials in the URL are not allowed"));

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_admin::accounts::import_accounts;
+use gateway_admin::account_import::import_accounts;
 use gateway_admin::audit::AuditActor;
 use gateway_core::coordination::ReplicaId;
 use gateway_core::credential_refresh::{CredentialRefresher, RefreshPorts, RefreshSettings};

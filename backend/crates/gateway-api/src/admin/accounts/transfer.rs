@@ -1,11 +1,10 @@
 //! Credential import (dry run + commit) and export (explicit confirmation + password step-up,
 //! audited). Imports never change scheduling facts.
 
-use std::collections::HashSet;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
+use gateway_admin::account_import::preview_import;
 use gateway_admin::auth::{AdminPrincipal, AuthMethod};
 use gateway_admin::passwords::verify_password;
 use gateway_core::domain::{AccountId, ProviderKind};
@@ -25,7 +24,8 @@ pub struct ImportRequest {
     /// token lines.
     #[schema(min_length = 1)]
     pub content: String,
-    /// Decode and report what would happen, write nothing.
+    /// Check the shape of every entry and report what would happen: nothing is sent upstream
+    /// (refresh tokens are not exchanged) and nothing is written.
     #[serde(default)]
     pub dry_run: bool,
 }
@@ -33,22 +33,58 @@ pub struct ImportRequest {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportEntry {
-    pub external_account_id: String,
+    /// The entry's number in the input, from 1 (token lines without comments, array or bundle
+    /// entries).
+    pub entry: usize,
+    /// `create` or `update` (an existing account keeps its scheduling facts and groups);
+    /// `exchange` (dry run only: a refresh token whose shape is valid — it is exchanged, once,
+    /// by the real import, so its account is not known yet); `failed` (the upstream refused the
+    /// exchange; `error` says why, the other entries are stored).
+    pub action: String,
+    /// The stored account (not in a dry run).
+    pub account_id: Option<i64>,
+    pub external_account_id: Option<String>,
     pub email: Option<String>,
     pub plan_type: Option<String>,
     /// `active` or `unverified` (no identity claims).
-    pub credential_state: String,
-    /// `create` or `update` (an existing account keeps its scheduling facts and groups).
-    pub action: String,
+    pub credential_state: Option<String>,
+    /// The upstream's refusal code of a `failed` entry (`invalid_grant`, `refresh_token_reused`, …).
+    pub error: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportReport {
+    /// A dry run checked the shape of every entry and sent nothing upstream.
     pub dry_run: bool,
     pub entries: Vec<ImportEntry>,
     pub created: Vec<i64>,
     pub updated: Vec<i64>,
+}
+
+impl From<gateway_admin::account_import::ImportReport> for ImportReport {
+    fn from(report: gateway_admin::account_import::ImportReport) -> Self {
+        let entries = report
+            .entries
+            .into_iter()
+            .map(|e| ImportEntry {
+                entry: e.entry,
+                action: e.action.as_str().to_owned(),
+                account_id: e.account_id.map(|a| a.0),
+                external_account_id: e.external_account_id,
+                email: e.email,
+                plan_type: e.plan_type,
+                credential_state: e.credential_state.map(|s| s.as_str().to_owned()),
+                error: e.error,
+            })
+            .collect();
+        Self {
+            dry_run: report.dry_run,
+            entries,
+            created: report.created.iter().map(|a| a.0).collect(),
+            updated: report.updated.iter().map(|a| a.0).collect(),
+        }
+    }
 }
 
 fn importer(
@@ -63,8 +99,10 @@ fn importer(
         .ok_or_else(|| ApiFailure::invalid("provider", format!("importing {provider} accounts is not supported yet")))
 }
 
-/// Imports credentials (all or nothing, one audit row). With `dryRun` it only decodes and
-/// reports which accounts would be created or updated.
+/// Imports credentials (one audit row). The input is read once; each refresh-token-only entry
+/// is exchanged exactly once and the rotated pair is what is stored; an entry the upstream
+/// refuses is reported `failed` without undoing the others. With `dryRun` it only checks the
+/// shape of every entry and reports what would happen: nothing is sent upstream or written.
 #[utoipa::path(post, path = "/api/admin/accounts/import", tag = "accounts", request_body = ImportRequest,
     responses((status = 200, body = ImportReport), (status = "4XX", body = ErrorBody)))]
 pub async fn import_accounts(
@@ -72,49 +110,15 @@ pub async fn import_accounts(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<ImportRequest>,
 ) -> ApiResult<Json<ImportReport>> {
-    let provider = ProviderKind::from(body.provider);
-    let importer = importer(&api, provider)?;
-    let existing: HashSet<String> = api
-        .ports
-        .accounts
-        .list_accounts()
-        .await
-        .map_err(gateway_admin::AdminError::from)?
-        .into_iter()
-        .filter(|a| a.provider == provider)
-        .map(|a| a.external_account_id)
-        .collect();
-    let decoded =
-        importer.decode(body.content.as_bytes()).await.map_err(|e| gateway_admin::AdminError::Credential(e.0))?;
-    if decoded.is_empty() {
-        return Err(ApiFailure::invalid("content", "no credential found"));
-    }
-    let entries: Vec<ImportEntry> = decoded
-        .iter()
-        .map(|c| ImportEntry {
-            external_account_id: c.external_account_id.clone(),
-            email: c.profile.email.clone(),
-            plan_type: c.profile.plan_type.clone(),
-            credential_state: c.facts.state.as_str().to_owned(),
-            action: if existing.contains(&c.external_account_id) { "update" } else { "create" }.to_owned(),
-        })
-        .collect();
-    if body.dry_run {
-        return Ok(Json(ImportReport { dry_run: true, entries, created: Vec::new(), updated: Vec::new() }));
-    }
-    let report = gateway_admin::accounts::import_accounts(
-        api.ports.uow.as_ref(),
-        importer,
-        principal.actor(),
-        body.content.as_bytes(),
-    )
-    .await?;
-    Ok(Json(ImportReport {
-        dry_run: false,
-        entries,
-        created: report.created.iter().map(|a| a.0).collect(),
-        updated: report.updated.iter().map(|a| a.0).collect(),
-    }))
+    let importer = importer(&api, ProviderKind::from(body.provider))?;
+    let input = body.content.as_bytes();
+    let report = if body.dry_run {
+        preview_import(api.ports.accounts.as_ref(), importer, input).await?
+    } else {
+        gateway_admin::account_import::import_accounts(api.ports.uow.as_ref(), importer, principal.actor(), input)
+            .await?
+    };
+    Ok(Json(report.into()))
 }
 
 #[derive(Deserialize, ToSchema)]
