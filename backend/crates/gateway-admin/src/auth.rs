@@ -2,9 +2,10 @@
 //! admin API keys, and the principal every admin request acts as.
 //!
 //! Rules:
-//! - a failed login counts against the client address and the username (fixed windows); while
-//!   either is at its limit the login is refused with `rate_limited` before the password is
-//!   checked;
+//! - every password a request sends (login or step-up) goes through [`password_guard`]: the
+//!   attempt is counted against the client address and the username (fixed windows) before
+//!   the password is verified, atomically, and taken back when it succeeds; at a limit, or with
+//!   the hashing bound full, it is refused with `rate_limited` before anything is verified;
 //! - unknown usernames and wrong passwords give the same error and take the same time;
 //! - the session token (cookie) and the API key are stored only as SHA-256 digests;
 //! - with TOTP enabled, the password alone never logs in; a wrong code counts as a failed
@@ -13,6 +14,7 @@
 pub mod api_keys;
 pub mod bootstrap;
 pub mod login;
+pub mod password_guard;
 pub mod totp;
 pub mod two_factor;
 
@@ -26,6 +28,7 @@ use crate::audit::AuditActor;
 use crate::ports::SessionTokenHash;
 
 pub use login::{LoginAttempt, LoginOutcome, authenticate_session, login, logout};
+pub use password_guard::{ClientOrigin, PasswordGuard};
 
 /// How sessions and login limits behave (from the `admin` config section).
 #[derive(Debug, Clone)]
@@ -35,6 +38,8 @@ pub struct AuthPolicy {
     pub max_failures_per_ip: u32,
     pub max_failures_per_user: u32,
     pub failure_window: Duration,
+    /// Password hashes or verifications at a time, process-wide (argon2 takes 19 MiB each).
+    pub hash_concurrency: usize,
 }
 
 impl Default for AuthPolicy {
@@ -45,6 +50,7 @@ impl Default for AuthPolicy {
             max_failures_per_ip: 20,
             max_failures_per_user: 5,
             failure_window: Duration::from_secs(300),
+            hash_concurrency: 2,
         }
     }
 }

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
-use gateway_admin::auth::AuthPolicy;
+use gateway_admin::auth::{AuthPolicy, PasswordGuard};
 use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
     AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
@@ -93,6 +93,8 @@ pub struct AdminHttpConfig {
 pub struct AdminApi {
     pub ports: Arc<AdminPorts>,
     pub config: Arc<AdminHttpConfig>,
+    /// Every password a request sends is checked through it (login limits, hashing bound).
+    pub guard: Arc<PasswordGuard>,
     openapi: Arc<serde_json::Value>,
 }
 
@@ -163,7 +165,8 @@ pub fn admin_openapi() -> utoipa::openapi::OpenApi {
 /// The admin router (state applied); merge it into the server's router.
 pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
-    let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), openapi: Arc::new(openapi) };
+    let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), &config.policy));
+    let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), guard, openapi: Arc::new(openapi) };
     let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =
         OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();

@@ -55,6 +55,7 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
             max_failures_per_ip: admin.login_max_failures_per_ip,
             max_failures_per_user: admin.login_max_failures_per_user,
             failure_window: Duration::from_secs(admin.login_window_seconds),
+            hash_concurrency: usize::try_from(admin.password_hash_concurrency).unwrap_or(1),
         },
         cookie_secure: admin.cookie_secure,
         trusted_proxy: admin.trusted_proxy,

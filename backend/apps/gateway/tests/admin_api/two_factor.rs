@@ -80,7 +80,8 @@ pub async fn enable_totp(admin: &Admin, password: &str) -> (Authenticator, Value
 
 #[tokio::test]
 async fn totp_enrolls_confirms_guards_login_once_per_code_and_disables_with_password_and_code() {
-    let g = gateway(vec![], &[]).await;
+    // Room for the six deliberate failures below (a success takes back only its own attempt).
+    let g = gateway(vec![], &[("SWITCHBOARD_ADMIN_LOGIN_MAX_FAILURES_PER_USER", "10")]).await;
     let admin = Admin::login(&g).await;
     let other_session = Admin::login(&g).await;
     let anonymous = Admin::anonymous(&g);

@@ -5,9 +5,10 @@ use serde_json::json;
 
 use crate::admin_user::{AdminApiKey, AdminApiKeySecret, AdminUserRecord, admin_api_key_hash};
 use crate::audit::AuditEntry;
+use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
 use crate::auth::{AdminPrincipal, AuthMethod};
 use crate::error::AdminError;
-use crate::passwords::{check_password_policy, hash_password, verify_password};
+use crate::passwords::check_password_policy;
 use crate::ports::{AdminSessions, AdminUsers, UnitOfWork};
 
 const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -28,28 +29,46 @@ pub async fn authenticate_api_key(
     Ok(users.find_admin_by_api_key(&admin_api_key_hash(plaintext)).await?.filter(|u| u.enabled))
 }
 
-/// Step-up: the principal's current password, when the user has one.
-pub(crate) async fn confirm_password(
-    users: &dyn AdminUsers,
-    principal: &AdminPrincipal,
-    password: &str,
-) -> Result<(), AdminError> {
-    let user = users.get_admin_user(principal.user_id).await?;
-    match &user.password_hash {
-        Some(hash) if verify_password(password, Some(hash)).await => Ok(()),
-        Some(_) => Err(AdminError::Forbidden("the current password is wrong".to_owned())),
-        None => Ok(()),
+/// What a step-up needs: who asks, from where, and the guard that counts the attempt.
+pub struct StepUp<'a> {
+    pub users: &'a dyn AdminUsers,
+    pub guard: &'a PasswordGuard,
+    pub principal: &'a AdminPrincipal,
+    pub origin: &'a ClientOrigin,
+}
+
+/// Step-up: whether `password` is the principal's current password (always `true` for an
+/// admin without one). Counted against the login limits like a login: a wrong password is a
+/// failed attempt, and at a limit the check is refused with `rate_limited`.
+pub async fn confirm_password(step_up: &StepUp<'_>, password: &str) -> Result<bool, AdminError> {
+    let user = step_up.users.get_admin_user(step_up.principal.user_id).await?;
+    let Some(hash) = &user.password_hash else { return Ok(true) };
+    let checked = step_up.guard.check(step_up.origin, &user.username, Some(hash), password).await?;
+    if !checked.password_ok {
+        tracing::info!(user = user.id.0, "admin step-up: wrong password");
+        return Ok(false);
+    }
+    checked.succeeded().await;
+    Ok(true)
+}
+
+/// Step-up for the actions that answer a wrong password with `403 forbidden`.
+pub(crate) async fn require_password(step_up: &StepUp<'_>, password: &str) -> Result<(), AdminError> {
+    if confirm_password(step_up, password).await? {
+        Ok(())
+    } else {
+        Err(AdminError::Forbidden("the current password is wrong".to_owned()))
     }
 }
 
 /// Creates (or replaces) the principal's API key; the plaintext is returned once.
 pub async fn create_api_key(
     uow: &dyn UnitOfWork,
-    users: &dyn AdminUsers,
-    principal: &AdminPrincipal,
+    step_up: &StepUp<'_>,
     password: &str,
 ) -> Result<(AdminApiKeySecret, AdminApiKey), AdminError> {
-    confirm_password(users, principal, password).await?;
+    require_password(step_up, password).await?;
+    let principal = step_up.principal;
     let secret = generate_admin_api_key();
     let key = AdminApiKey { hash: secret.hash(), prefix: secret.display_prefix() };
     let mut tx = uow.begin().await?;
@@ -68,21 +87,24 @@ pub async fn delete_api_key(uow: &dyn UnitOfWork, principal: &AdminPrincipal) ->
     Ok(())
 }
 
-/// Changes the principal's password and revokes their other sessions.
+/// Changes the principal's password and revokes their other sessions. The current password is
+/// a step-up (counted like a login); the new one is hashed under the same hashing permit.
 pub async fn change_password(
     uow: &dyn UnitOfWork,
-    users: &dyn AdminUsers,
     sessions: &dyn AdminSessions,
-    principal: &AdminPrincipal,
+    step_up: &StepUp<'_>,
     current: &str,
     new: &str,
 ) -> Result<u32, AdminError> {
     check_password_policy("newPassword", new)?;
-    let user = users.get_admin_user(principal.user_id).await?;
-    if user.password_hash.is_some() && !verify_password(current, user.password_hash.as_ref()).await {
+    let principal = step_up.principal;
+    let user = step_up.users.get_admin_user(principal.user_id).await?;
+    let checked = step_up.guard.check(step_up.origin, &user.username, user.password_hash.as_ref(), current).await?;
+    if user.password_hash.is_some() && !checked.password_ok {
         return Err(AdminError::invalid("currentPassword", "is wrong"));
     }
-    let hash = hash_password(new).await?;
+    let hash = checked.hash(new).await?;
+    checked.succeeded().await;
     let mut tx = uow.begin().await?;
     tx.set_admin_password(principal.user_id, &hash).await?;
     let target = Some(principal.user_id.0.to_string());

@@ -3,11 +3,11 @@
 use time::OffsetDateTime;
 
 use crate::admin_user::AdminUserRecord;
+use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
 use crate::auth::two_factor::accept_code;
 use crate::auth::{AuthPolicy, random_token, session_token_hash};
 use crate::error::AdminError;
-use crate::passwords::verify_password;
-use crate::ports::{AdminSession, AdminSessions, AdminUsers, LoginThrottle};
+use crate::ports::{AdminSession, AdminSessions, AdminUsers};
 
 /// What the client sent.
 pub struct LoginAttempt {
@@ -15,8 +15,7 @@ pub struct LoginAttempt {
     pub password: String,
     /// The current TOTP code; needed when the user has TOTP enabled.
     pub totp: Option<String>,
-    /// The client address as the server sees it (or from a trusted proxy header).
-    pub ip: Option<String>,
+    pub origin: ClientOrigin,
     pub user_agent: Option<String>,
 }
 
@@ -27,39 +26,22 @@ pub struct LoginOutcome {
     pub user: AdminUserRecord,
 }
 
-fn subjects(attempt: &LoginAttempt) -> [(String, bool); 2] {
-    [
-        (format!("ip:{}", attempt.ip.as_deref().unwrap_or("unknown")), true),
-        (format!("user:{}", attempt.username.trim().to_lowercase()), false),
-    ]
-}
-
 pub async fn login(
     users: &dyn AdminUsers,
     sessions: &dyn AdminSessions,
-    throttle: &dyn LoginThrottle,
+    guard: &PasswordGuard,
     policy: &AuthPolicy,
     attempt: LoginAttempt,
     now: OffsetDateTime,
 ) -> Result<LoginOutcome, AdminError> {
-    let subjects = subjects(&attempt);
-    for (subject, is_ip) in &subjects {
-        let limit = if *is_ip { policy.max_failures_per_ip } else { policy.max_failures_per_user };
-        let count = throttle.login_failures(subject).await?;
-        if count.failures >= limit {
-            return Err(AdminError::RateLimited { retry_after_seconds: count.resets_in.as_secs().max(1) });
-        }
-    }
     let user = users.find_admin_by_username(attempt.username.trim()).await?;
     let hash = user.as_ref().filter(|u| u.enabled).and_then(|u| u.password_hash.as_ref());
-    let verified = verify_password(&attempt.password, hash).await;
+    let checked = guard.check(&attempt.origin, &attempt.username, hash, &attempt.password).await?;
+    let ip = attempt.origin.ip.as_deref().unwrap_or("unknown");
     let user = match user {
-        Some(user) if verified => user,
+        Some(user) if checked.password_ok => user,
         _ => {
-            for (subject, _) in &subjects {
-                throttle.record_login_failure(subject, policy.failure_window).await?;
-            }
-            tracing::info!(ip = attempt.ip.as_deref().unwrap_or("unknown"), "admin login failed");
+            tracing::info!(ip, "admin login failed");
             return Err(AdminError::InvalidCredentials);
         }
     };
@@ -67,22 +49,21 @@ pub async fn login(
         // The password was right. Without a code, say a code is needed (not counted: it is the
         // dashboard's first step); a wrong or replayed code counts like a wrong password.
         let Some(code) = attempt.totp.as_deref().filter(|c| !c.trim().is_empty()) else {
+            checked.succeeded().await;
             return Err(AdminError::TotpRequired);
         };
         let secret = users.admin_totp_secret(user.id).await?;
         let accepted = match &secret {
-            Some(secret) => accept_code(throttle, user.id, secret, code, now).await?.is_some(),
+            Some(secret) => accept_code(guard.throttle(), user.id, secret, code, now).await?.is_some(),
             None => false,
         };
         if !accepted {
-            for (subject, _) in &subjects {
-                throttle.record_login_failure(subject, policy.failure_window).await?;
-            }
-            tracing::info!(ip = attempt.ip.as_deref().unwrap_or("unknown"), "admin login: wrong TOTP code");
+            // `checked` is dropped counted: a wrong code is a failed attempt.
+            tracing::info!(ip, "admin login: wrong TOTP code");
             return Err(AdminError::TotpInvalid);
         }
     }
-    throttle.clear_login_failures(&subjects[1].0).await?;
+    checked.succeeded().await;
     let token = random_token();
     let hash = session_token_hash(&token);
     let absolute = now + policy.session_absolute;
@@ -95,7 +76,7 @@ pub async fn login(
         last_seen_at: now,
         idle_expires_at: (now + policy.session_idle).min(absolute),
         absolute_expires_at: absolute,
-        ip: attempt.ip,
+        ip: attempt.origin.ip,
         user_agent: attempt.user_agent.map(|ua| ua.chars().take(256).collect()),
     };
     sessions.create_session(&hash, &session).await?;

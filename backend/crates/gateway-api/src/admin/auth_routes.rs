@@ -6,9 +6,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::admin_user::AdminUserRecord;
-use gateway_admin::auth::api_keys::{change_password, create_api_key, delete_api_key};
+use gateway_admin::auth::api_keys::{StepUp as StepUpPorts, change_password, create_api_key, delete_api_key};
 use gateway_admin::auth::{
-    AdminPrincipal, AuthMethod, LoginAttempt, login as login_use_case, logout as logout_use_case,
+    AdminPrincipal, AuthMethod, ClientOrigin, LoginAttempt, login as login_use_case, logout as logout_use_case,
 };
 use gateway_admin::ports::AdminSession;
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use crate::admin::AdminApi;
 use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{JsonBody, Peer};
-use crate::admin::session_auth::{SESSION_COOKIE, client_ip, cookie, secure_cookies, session_cookie};
+use crate::admin::session_auth::{SESSION_COOKIE, client_origin, cookie, secure_cookies, session_cookie};
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
@@ -103,8 +103,9 @@ pub struct LoginResponse {
 }
 
 /// Logs in with username and password; sets the `sb_admin_session` cookie (HttpOnly,
-/// SameSite=Strict, Secure behind TLS). Failed attempts are rate limited per address and per
-/// username (429 with `Retry-After`).
+/// SameSite=Strict, Secure behind TLS). Attempts are counted per address and per username
+/// before the password is checked; at a limit, or while the password-hashing bound is full,
+/// the answer is 429 with `Retry-After`.
 #[utoipa::path(post, path = "/api/admin/auth/login", tag = "auth", security(()),
     request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = "4XX", body = ErrorBody)))]
@@ -118,14 +119,14 @@ pub async fn login(
         username: body.username,
         password: body.password,
         totp: body.totp,
-        ip: client_ip(&api, &headers, peer),
+        origin: client_origin(&api, &headers, peer),
         user_agent: headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
     };
     let ports = &api.ports;
     let outcome = login_use_case(
         ports.users.as_ref(),
         ports.sessions.as_ref(),
-        ports.throttle.as_ref(),
+        &api.guard,
         &api.config.policy,
         attempt,
         OffsetDateTime::now_utc(),
@@ -283,18 +284,14 @@ pub struct PasswordChanged {
 pub async fn change_own_password(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<PasswordChange>,
 ) -> ApiResult<Json<PasswordChanged>> {
     let p = &api.ports;
-    let revoked = change_password(
-        p.uow.as_ref(),
-        p.users.as_ref(),
-        p.sessions.as_ref(),
-        &principal,
-        &body.current_password,
-        &body.new_password,
-    )
-    .await?;
+    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
+    let revoked =
+        change_password(p.uow.as_ref(), p.sessions.as_ref(), &step_up, &body.current_password, &body.new_password)
+            .await?;
     Ok(Json(PasswordChanged { revoked_sessions: revoked }))
 }
 
@@ -319,10 +316,12 @@ pub struct CreatedApiKey {
 pub async fn create_own_api_key(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Response> {
-    let (secret, key) =
-        create_api_key(api.ports.uow.as_ref(), api.ports.users.as_ref(), &principal, &body.password).await?;
+    let p = &api.ports;
+    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
+    let (secret, key) = create_api_key(p.uow.as_ref(), &step_up, &body.password).await?;
     let body = CreatedApiKey { api_key: secret.expose().to_owned(), prefix: key.prefix };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gateway_admin::auth::api_keys::authenticate_api_key;
-use gateway_admin::auth::{AdminPrincipal, AuthMethod, authenticate_session, constant_time_eq};
+use gateway_admin::auth::{AdminPrincipal, AuthMethod, ClientOrigin, authenticate_session, constant_time_eq};
 use time::OffsetDateTime;
 
 use crate::admin::AdminApi;
@@ -44,15 +44,27 @@ fn is_unsafe(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-/// Authenticates the request and stores the [`AdminPrincipal`] in its extensions.
+/// Authenticates the request and stores the [`AdminPrincipal`] and the [`ClientOrigin`] (for
+/// password step-ups) in its extensions.
 pub async fn require_admin(State(api): State<AdminApi>, mut request: Request, next: Next) -> Response {
     match authenticate(&api, request.method(), request.headers()).await {
         Ok(principal) => {
+            let origin = client_origin(&api, request.headers(), peer_of(&request));
             request.extensions_mut().insert(principal);
+            request.extensions_mut().insert(origin);
             next.run(request).await
         }
         Err(failure) => failure.into_response(),
     }
+}
+
+fn peer_of(request: &Request) -> Option<std::net::SocketAddr> {
+    request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0)
+}
+
+/// Where a password attempt of this request comes from.
+pub fn client_origin(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::SocketAddr>) -> ClientOrigin {
+    ClientOrigin { ip: client_ip(api, headers, peer) }
 }
 
 async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> Result<AdminPrincipal, ApiFailure> {
