@@ -1,4 +1,6 @@
-//! Passwords, tokens and the audit actor.
+//! Passwords, tokens and the audit actor; device cookies in `auth/device_cookie.rs`.
+
+mod device_cookie;
 
 use gateway_admin::admin_user::AdminUserId;
 use gateway_admin::auth::api_keys::generate_admin_api_key;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use gateway_admin::admin_user::{AdminUserId, AdminUserRecord, TotpSecret};
+use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
 use gateway_admin::auth::totp::code_at;
 use gateway_admin::auth::{AuthPolicy, ClientOrigin, LoginAttempt, PasswordGuard, authenticate_session, login, logout};
 use gateway_admin::passwords::hash_password;
@@ -76,7 +77,7 @@ fn attempt(password: &str) -> LoginAttempt {
         username: "Admin".to_owned(),
         password: password.to_owned(),
         totp: None,
-        origin: ClientOrigin { ip: Some("10.0.0.1".to_owned()) },
+        origin: ClientOrigin { ip: Some("10.0.0.1".to_owned()), device_cookie: None },
         user_agent: None,
     }
 }
@@ -87,7 +88,9 @@ fn policy() -> AuthPolicy {
         session_absolute: Duration::from_secs(300),
         max_failures_per_ip: 10,
         max_failures_per_user: 2,
+        max_failures_per_device: 2,
         failure_window: Duration::from_secs(60),
+        device_cookie_lifetime: Duration::from_secs(3600),
         hash_concurrency: 2,
     }
 }
@@ -95,7 +98,8 @@ fn policy() -> AuthPolicy {
 /// The in-process coordination adapter and a guard counting through it.
 fn coordination(policy: &AuthPolicy) -> (Arc<MemoryCoordination>, PasswordGuard) {
     let store = Arc::new(MemoryCoordination::new());
-    let guard = PasswordGuard::new(store.clone(), policy);
+    let devices = DeviceCookies::new(DeviceCookieKey::random(), policy.device_cookie_lifetime);
+    let guard = PasswordGuard::new(store.clone(), devices, policy);
     (store, guard)
 }
 
@@ -251,4 +255,66 @@ async fn wrong_totp_codes_count_against_the_login_limits() {
         .err()
         .expect("limited");
     assert_eq!(limited.code(), "rate_limited", "at the limit even the right code is refused");
+}
+
+/// An attempt from `ip` with `device` (a device cookie) or none.
+fn from(password: &str, ip: &str, device: Option<&str>) -> LoginAttempt {
+    let origin = ClientOrigin { ip: Some(ip.to_owned()), device_cookie: device.map(str::to_owned) };
+    LoginAttempt { origin, ..attempt(password) }
+}
+
+#[tokio::test]
+async fn a_device_cookie_keeps_its_own_count_while_untrusted_clients_are_locked_out() {
+    let (users, policy) = (users().await, policy());
+    let (store, guard) = coordination(&policy);
+    let now = OffsetDateTime::now_utc();
+    let owner = login(&users, store.as_ref(), &guard, &policy, from("right-password", "10.0.0.1", None), now)
+        .await
+        .expect("first login");
+    let device = owner.device_cookie;
+    // Guesses from three addresses without a device cookie: the untrusted limit (2) holds.
+    let codes: Vec<_> = guesses_from_three_addresses(&users, &store, &guard, &policy, now).await;
+    assert_eq!(codes, ["invalid_credentials", "invalid_credentials", "rate_limited"]);
+    let stranger = login(&users, store.as_ref(), &guard, &policy, from("right-password", "10.9.9.9", None), now).await;
+    assert_eq!(stranger.err().map(|e| e.code()), Some("rate_limited"), "untrusted clients are locked out");
+    let back = login(&users, store.as_ref(), &guard, &policy, from("right-password", "10.0.0.1", Some(&device)), now)
+        .await
+        .expect("the owner's browser gets in");
+    assert_ne!(back.device_cookie, device, "each login issues a new device cookie");
+
+    // The new cookie's own failures lock that cookie only.
+    let fresh = back.device_cookie;
+    for _ in 0..2 {
+        let wrong = login(&users, store.as_ref(), &guard, &policy, from("wrong", "10.0.0.1", Some(&fresh)), now).await;
+        assert_eq!(wrong.err().map(|e| e.code()), Some("invalid_credentials"));
+    }
+    let locked = login(&users, store.as_ref(), &guard, &policy, from("right-password", "10.0.0.1", Some(&fresh)), now);
+    assert_eq!(locked.await.err().map(|e| e.code()), Some("rate_limited"), "this device cookie is locked out");
+    let older = login(&users, store.as_ref(), &guard, &policy, from("right-password", "10.0.0.1", Some(&device)), now);
+    assert!(older.await.is_ok(), "another device cookie of the user still passes");
+    // A device cookie is the user's: for another username it is an untrusted client.
+    let other = login(
+        &users,
+        store.as_ref(),
+        &guard,
+        &policy,
+        LoginAttempt { username: "ghost".to_owned(), ..from("x", "10.0.0.2", Some(&device)) },
+        now,
+    );
+    assert_eq!(other.await.err().map(|e| e.code()), Some("invalid_credentials"));
+}
+
+async fn guesses_from_three_addresses(
+    users: &Users,
+    store: &Arc<MemoryCoordination>,
+    guard: &PasswordGuard,
+    policy: &AuthPolicy,
+    now: OffsetDateTime,
+) -> Vec<&'static str> {
+    let mut codes = Vec::new();
+    for ip in ["10.1.0.1", "10.2.0.1", "10.3.0.1"] {
+        let refused = login(users, store.as_ref(), guard, policy, from("wrong", ip, None), now).await;
+        codes.push(refused.err().map(|e| e.code()).unwrap_or("ok"));
+    }
+    codes
 }

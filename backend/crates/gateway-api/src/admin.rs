@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
+use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
 use gateway_admin::auth::{AuthPolicy, PasswordGuard};
 use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
@@ -46,7 +47,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
-pub use session_auth::{CSRF_HEADER, SESSION_COOKIE};
+pub use session_auth::{CSRF_HEADER, DEVICE_COOKIE, SESSION_COOKIE};
 
 /// The ports the admin API reads and writes through (implemented by the store, Redis and the
 /// providers; wired by the composition root).
@@ -80,6 +81,8 @@ pub struct AdminPorts {
 #[derive(Debug, Clone)]
 pub struct AdminHttpConfig {
     pub policy: AuthPolicy,
+    /// Signs the device cookies (`Debug` hides it).
+    pub device_key: DeviceCookieKey,
     /// Always mark the session cookie `Secure`.
     pub cookie_secure: bool,
     /// Honour `X-Forwarded-For` / `X-Forwarded-Proto` (a TLS-terminating proxy in front).
@@ -165,7 +168,8 @@ pub fn admin_openapi() -> utoipa::openapi::OpenApi {
 /// The admin router (state applied); merge it into the server's router.
 pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
-    let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), &config.policy));
+    let devices = DeviceCookies::new(config.device_key.clone(), config.policy.device_cookie_lifetime);
+    let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), devices, &config.policy));
     let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), guard, openapi: Arc::new(openapi) };
     let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =

@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::{Admin, Answer, PASSWORD, gateway};
+use super::{Admin, Answer, PASSWORD, gateway, set_cookie_header};
 use crate::gateway::Gateway;
 
 /// `VmHWM` (peak resident set) and `VmRSS` of a process, in KiB.
@@ -96,6 +96,61 @@ async fn forty_concurrent_wrong_logins_keep_peak_memory_bounded() {
     assert_eq!(over.status, 429, "{}", over.text);
 }
 
+/// A browser behind the (trusted, loopback) proxy at `address`.
+fn browser(g: &Gateway, address: &str) -> Admin {
+    let mut admin = Admin::anonymous(g);
+    admin.forwarded_for = Some(address.to_owned());
+    admin
+}
+
+#[tokio::test]
+async fn a_distributed_guesser_does_not_lock_the_owner_out_of_a_known_browser() {
+    let g = gateway(vec![], &[("SWITCHBOARD_ADMIN_TRUSTED_PROXY", "true")]).await;
+    let mut owner = browser(&g, "198.51.100.7");
+    let first = owner.sign_in("admin", PASSWORD).await;
+    assert_eq!(first.status, 200);
+    let device = owner.device.clone().expect("a login sets the device cookie");
+    let header = set_cookie_header(&first, "sb_admin_device").expect("Set-Cookie");
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/api/admin", "Max-Age="] {
+        assert!(header.contains(flag), "device cookie lacks {flag}: {header}");
+    }
+    owner.cookie = None;
+
+    // Ten guesses from ten addresses: the per-address limits never trigger, the username's
+    // limit for browsers without a device cookie does (5).
+    let mut answers = Vec::new();
+    for n in 0..10 {
+        let attacker = browser(&g, &format!("203.0.113.{}", 10 + n));
+        answers.push(attacker.post("/auth/login", json!({"username": "admin", "password": "wrong-password-1"})).await);
+    }
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    assert_eq!(statuses, [401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
+    // A new browser with the right password is refused too...
+    let mut stranger = browser(&g, "192.0.2.44");
+    assert_eq!(stranger.sign_in("admin", PASSWORD).await.status, 429);
+    // ...and so is a forged or tampered device cookie...
+    let mut forged = browser(&g, "192.0.2.45");
+    forged.device = Some(format!("{}x", &device[..device.len() - 1]));
+    assert_eq!(forged.sign_in("admin", PASSWORD).await.status, 429);
+    // ...but the owner's browser gets in.
+    let signed_in = owner.sign_in("admin", PASSWORD).await;
+    assert_eq!(signed_in.status, 200, "{}", signed_in.text);
+    assert_eq!(owner.get("/accounts").await.status, 200);
+
+    // The device cookie has its own count: five wrong guesses sent with it lock that cookie
+    // (wherever it is sent from), not the others.
+    let mut copied = browser(&g, "198.51.100.8");
+    copied.device = owner.device.clone();
+    for _ in 0..5 {
+        let wrong = copied.post("/auth/login", json!({"username": "admin", "password": "wrong-password-2"})).await;
+        assert_eq!(wrong.status, 401, "{}", wrong.text);
+    }
+    assert_eq!(copied.sign_in("admin", PASSWORD).await.status, 429, "this device cookie is locked out");
+    let mut older = browser(&g, "198.51.100.7");
+    older.device = Some(device);
+    assert_eq!(older.sign_in("admin", PASSWORD).await.status, 200, "the first device cookie still passes");
+}
+
 #[tokio::test]
 async fn step_up_password_checks_count_against_the_login_limits() {
     let g = gateway(vec![], &[]).await;
@@ -125,8 +180,10 @@ async fn step_up_password_checks_count_against_the_login_limits() {
         assert_eq!(limited.status, 429, "{path}: {}", limited.text);
         assert_eq!(limited.code(), "rate_limited");
     }
-    // ...and for a login.
+    // ...and for a login from any browser without a device cookie...
     let anonymous = Admin::anonymous(&g);
     assert_eq!(anonymous.post("/auth/login", json!({"username": "admin", "password": PASSWORD})).await.status, 429);
-    let _ = owner;
+    // ...while the owner's browser still confirms with its password.
+    let created = owner.post("/auth/api-key", json!({"password": PASSWORD})).await;
+    assert_eq!(created.status, 201, "{}", created.text);
 }

@@ -170,7 +170,16 @@ async fn wrong_totp_codes_are_rate_limited_like_wrong_passwords() {
     let limited = anonymous.post("/auth/login", login_body(PASSWORD, Some(&authenticator.code()))).await;
     assert_eq!(status_code(&limited), (429, "rate_limited".to_owned()), "{}", limited.text);
     assert!(limited.headers.get("retry-after").is_some());
-    // Disabling is behind the same per-username limit.
-    let disable = admin.post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.code()})).await;
+    // Disabling is behind the same limits: the session used without the device cookie of its
+    // login (an untrusted client of `admin`) is refused...
+    let mut without_device = admin.clone();
+    without_device.device = None;
+    // (Refused before anything is checked: any code will do.)
+    let disable = without_device
+        .post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.stale_code()}))
+        .await;
     assert_eq!(status_code(&disable), (429, "rate_limited".to_owned()));
+    // ...while the browser that signed in (its own device count) is not.
+    let disable = admin.post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.code()})).await;
+    assert_eq!(disable.status, 204, "{}", disable.text);
 }

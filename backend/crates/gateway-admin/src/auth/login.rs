@@ -19,11 +19,13 @@ pub struct LoginAttempt {
     pub user_agent: Option<String>,
 }
 
-/// A successful login: the session token goes into the cookie, once.
+/// A successful login: the session token goes into the cookie, once, and a new device cookie
+/// (for the next logins of this browser) into another.
 pub struct LoginOutcome {
     pub token: String,
     pub session: AdminSession,
     pub user: AdminUserRecord,
+    pub device_cookie: String,
 }
 
 pub async fn login(
@@ -84,7 +86,8 @@ pub async fn login(
     let mut user = user;
     user.last_login_at = Some(now);
     tracing::info!(user = user.id.0, session = %session.id, "admin logged in");
-    Ok(LoginOutcome { token, session, user })
+    let device_cookie = guard.devices().issue(&user.username, now);
+    Ok(LoginOutcome { token, session, user, device_cookie })
 }
 
 /// The live session of a cookie token, its idle expiry extended.

@@ -2,25 +2,41 @@
 //! counted against the login limits first, atomically, then verified under the hashing bound;
 //! an attempt that succeeds is taken back, so what stays counted are the failures.
 //!
-//! Counting before verifying means N concurrent guesses see N distinct counts: never more than
-//! the limit of them reach argon2. A limit reached, or the hashing bound full, refuses the
+//! The counters are the client address and either the device cookie the attempt carries (a
+//! valid one for the username, see [`crate::auth::device_cookie`]) or, without one, the
+//! username's "untrusted clients". Counting before verifying means N concurrent guesses see N
+//! distinct counts: never more than the limit of them reach argon2. A limit reached, or the hashing bound full, refuses the
 //! attempt with `rate_limited` before anything is verified, and such a refused attempt is not
 //! counted.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use time::OffsetDateTime;
+
 use crate::admin_user::PasswordHash;
 use crate::auth::AuthPolicy;
+use crate::auth::device_cookie::DeviceCookies;
 use crate::error::AdminError;
 use crate::passwords::{HashPermit, PasswordHashing, hash_password_with, verify_password};
 use crate::ports::LoginThrottle;
 
 /// Where an attempt comes from.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct ClientOrigin {
     /// The client address as the server sees it (or from a trusted proxy header).
     pub ip: Option<String>,
+    /// The device cookie the browser sent, unchecked.
+    pub device_cookie: Option<String>,
+}
+
+impl std::fmt::Debug for ClientOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOrigin")
+            .field("ip", &self.ip)
+            .field("device_cookie", &self.device_cookie.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
 }
 
 /// One counter an attempt is counted against, with its limit.
@@ -29,24 +45,33 @@ struct Subject {
     limit: u32,
 }
 
-/// The login limits, the throttle that counts them and the hashing bound.
+/// The login limits, the throttle that counts them, the device cookies and the hashing bound.
 pub struct PasswordGuard {
     throttle: Arc<dyn LoginThrottle>,
     hashing: PasswordHashing,
+    devices: DeviceCookies,
     max_failures_per_ip: u32,
     max_failures_per_user: u32,
+    max_failures_per_device: u32,
     window: Duration,
 }
 
 impl PasswordGuard {
-    pub fn new(throttle: Arc<dyn LoginThrottle>, policy: &AuthPolicy) -> Self {
+    pub fn new(throttle: Arc<dyn LoginThrottle>, devices: DeviceCookies, policy: &AuthPolicy) -> Self {
         Self {
             throttle,
             hashing: PasswordHashing::new(policy.hash_concurrency),
+            devices,
             max_failures_per_ip: policy.max_failures_per_ip,
             max_failures_per_user: policy.max_failures_per_user,
+            max_failures_per_device: policy.max_failures_per_device,
             window: policy.failure_window,
         }
+    }
+
+    /// The device cookies this guard checks and issues.
+    pub fn devices(&self) -> &DeviceCookies {
+        &self.devices
     }
 
     /// The hashing bound of every check.
@@ -59,14 +84,22 @@ impl PasswordGuard {
         self.throttle.as_ref()
     }
 
+    /// The address, then the device cookie or (without a valid one) the untrusted clients of
+    /// the username.
     fn subjects(&self, origin: &ClientOrigin, username: &str) -> [Subject; 2] {
-        [
-            Subject {
-                key: format!("ip:{}", origin.ip.as_deref().unwrap_or("unknown")),
-                limit: self.max_failures_per_ip,
+        let address = format!("ip:{}", origin.ip.as_deref().unwrap_or("unknown"));
+        let device = origin
+            .device_cookie
+            .as_deref()
+            .and_then(|cookie| self.devices.verify(cookie, username, OffsetDateTime::now_utc()));
+        let client = match device {
+            Some(device) => Subject { key: format!("device:{}", device.0), limit: self.max_failures_per_device },
+            None => Subject {
+                key: format!("untrusted:{}", normalise_username(username)),
+                limit: self.max_failures_per_user,
             },
-            Subject { key: format!("user:{}", normalise_username(username)), limit: self.max_failures_per_user },
-        ]
+        };
+        [Subject { key: address, limit: self.max_failures_per_ip }, client]
     }
 
     /// Counts an attempt of `password` for `username` and verifies it against `hash` (`None`:

@@ -20,7 +20,9 @@ use utoipa_axum::routes;
 use crate::admin::AdminApi;
 use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{JsonBody, Peer};
-use crate::admin::session_auth::{SESSION_COOKIE, client_origin, cookie, secure_cookies, session_cookie};
+use crate::admin::session_auth::{
+    SESSION_COOKIE, client_origin, cookie, device_cookie, secure_cookies, session_cookie,
+};
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
@@ -102,10 +104,11 @@ pub struct LoginResponse {
     pub session: SessionView,
 }
 
-/// Logs in with username and password; sets the `sb_admin_session` cookie (HttpOnly,
-/// SameSite=Strict, Secure behind TLS). Attempts are counted per address and per username
-/// before the password is checked; at a limit, or while the password-hashing bound is full,
-/// the answer is 429 with `Retry-After`.
+/// Logs in with username and password; sets the `sb_admin_session` cookie and a new
+/// `sb_admin_device` cookie (both HttpOnly, SameSite=Strict, Secure behind TLS). Attempts are
+/// counted per address and per device cookie (or, without a valid one, per username for all
+/// such clients) before the password is checked; at a limit, or while the password-hashing
+/// bound is full, the answer is 429 with `Retry-After`.
 #[utoipa::path(post, path = "/api/admin/auth/login", tag = "auth", security(()),
     request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = "4XX", body = ErrorBody)))]
@@ -132,12 +135,19 @@ pub async fn login(
         OffsetDateTime::now_utc(),
     )
     .await?;
+    let secure = secure_cookies(&api, &headers);
     let max_age = (outcome.session.absolute_expires_at - outcome.session.created_at).whole_seconds();
-    let set_cookie = session_cookie(Some(&outcome.token), secure_cookies(&api, &headers), max_age);
+    let device_max_age = api.guard.devices().lifetime().as_secs();
+    let set_cookies = [
+        session_cookie(Some(&outcome.token), secure, max_age),
+        device_cookie(&outcome.device_cookie, secure, device_max_age),
+    ];
     let body = LoginResponse { user: AdminUserView::from(&outcome.user), session: SessionView::from(&outcome.session) };
     let mut response = Json(body).into_response();
-    if let Ok(value) = HeaderValue::from_str(&set_cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
+    for set_cookie in set_cookies {
+        if let Ok(value) = HeaderValue::from_str(&set_cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
     }
     Ok(response)
 }

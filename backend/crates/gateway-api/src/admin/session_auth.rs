@@ -21,6 +21,8 @@ use crate::admin::AdminApi;
 use crate::admin::envelope::ApiFailure;
 
 pub const SESSION_COOKIE: &str = "sb_admin_session";
+/// The signed device cookie a login sets (see `gateway_admin::auth::device_cookie`).
+pub const DEVICE_COOKIE: &str = "sb_admin_device";
 pub const CSRF_HEADER: &str = "x-switchboard-csrf";
 
 /// The value of cookie `name`, if sent.
@@ -64,7 +66,7 @@ fn peer_of(request: &Request) -> Option<std::net::SocketAddr> {
 
 /// Where a password attempt of this request comes from.
 pub fn client_origin(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::SocketAddr>) -> ClientOrigin {
-    ClientOrigin { ip: client_ip(api, headers, peer) }
+    ClientOrigin { ip: client_ip(api, headers, peer), device_cookie: cookie(headers, DEVICE_COOKIE) }
 }
 
 async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> Result<AdminPrincipal, ApiFailure> {
@@ -116,6 +118,12 @@ pub fn secure_cookies(api: &AdminApi, headers: &HeaderMap) -> bool {
                 .get("x-forwarded-proto")
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|p| p.eq_ignore_ascii_case("https")))
+}
+
+/// `Set-Cookie` for a device cookie: sent back on every admin path (login and step-ups).
+pub fn device_cookie(value: &str, secure: bool, max_age_seconds: u64) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{DEVICE_COOKIE}={value}; Path=/api/admin; HttpOnly; SameSite=Strict; Max-Age={max_age_seconds}{secure}")
 }
 
 /// `Set-Cookie` for a session (or, with `None`, its removal).

@@ -19,9 +19,15 @@ pub struct AdminConfig {
     pub session_absolute_hours: u64,
     /// Failed password attempts per client address per window before attempts are refused (429).
     pub login_max_failures_per_ip: u32,
-    /// Failed password attempts per username per window before attempts are refused (429).
+    /// Failed password attempts per username per window, from clients without a device cookie
+    /// of that username, before such attempts are refused (429).
     pub login_max_failures_per_user: u32,
+    /// Failed password attempts per window sent with one device cookie before that cookie is
+    /// refused (429).
+    pub login_max_failures_per_device: u32,
     pub login_window_seconds: u64,
+    /// How long the device cookie a login sets stays valid.
+    pub device_cookie_days: u64,
     /// Password hashes or verifications at a time (argon2 takes 19 MiB each); a login or
     /// step-up beyond it is refused at once with 429.
     pub password_hash_concurrency: u32,
@@ -43,7 +49,9 @@ impl Default for AdminConfig {
             session_absolute_hours: 12,
             login_max_failures_per_ip: 20,
             login_max_failures_per_user: 5,
+            login_max_failures_per_device: 5,
             login_window_seconds: 300,
+            device_cookie_days: 30,
             password_hash_concurrency: 2,
             cookie_secure: false,
             trusted_proxy: false,
@@ -61,7 +69,9 @@ impl std::fmt::Debug for AdminConfig {
             .field("session_absolute_hours", &self.session_absolute_hours)
             .field("login_max_failures_per_ip", &self.login_max_failures_per_ip)
             .field("login_max_failures_per_user", &self.login_max_failures_per_user)
+            .field("login_max_failures_per_device", &self.login_max_failures_per_device)
             .field("login_window_seconds", &self.login_window_seconds)
+            .field("device_cookie_days", &self.device_cookie_days)
             .field("password_hash_concurrency", &self.password_hash_concurrency)
             .field("cookie_secure", &self.cookie_secure)
             .field("trusted_proxy", &self.trusted_proxy)
