@@ -8,6 +8,7 @@ pub mod continuation;
 pub mod cooldown;
 pub mod fixtures;
 pub mod leases;
+pub mod login_throttle;
 pub mod notifications;
 pub mod oauth_pending;
 pub mod slot_lifetimes;
@@ -19,6 +20,7 @@ pub use circuit::*;
 pub use continuation::*;
 pub use cooldown::*;
 pub use leases::*;
+pub use login_throttle::*;
 pub use notifications::*;
 pub use oauth_pending::*;
 pub use slot_lifetimes::*;
@@ -67,6 +69,8 @@ macro_rules! coordination_contract_suite {
             period_lease_is_won_once_among_many,
             two_replicas_run_each_period_exactly_once,
             notifications_reach_every_subscriber,
+            login_attempts_count_atomically_and_uncount_to_zero,
+            login_attempt_window_ends,
         );
     };
 }
