@@ -10,6 +10,7 @@ mod live_events;
 mod login_limits;
 mod oauth;
 mod secrets;
+mod session_standing;
 mod settings;
 mod two_factor;
 mod usage_audit;

@@ -11,6 +11,8 @@
 //!   locks the owner's browser out;
 //! - unknown usernames and wrong passwords give the same error and take the same time;
 //! - the session token (cookie) and the API key are stored only as SHA-256 digests;
+//! - a session lives only while its admin is enabled and has the credentials it logged in with
+//!   ([`standing`]); a password change replaces the changing session with a new one;
 //! - with TOTP enabled, the password alone never logs in; a wrong code counts as a failed
 //!   login and a code is accepted once.
 
@@ -19,6 +21,7 @@ pub mod bootstrap;
 pub mod device_cookie;
 pub mod login;
 pub mod password_guard;
+pub mod standing;
 pub mod totp;
 pub mod two_factor;
 
@@ -31,8 +34,9 @@ use crate::admin_user::AdminUserId;
 use crate::audit::AuditActor;
 use crate::ports::SessionTokenHash;
 
-pub use login::{LoginAttempt, LoginOutcome, authenticate_session, login, logout};
+pub use login::{LoginAttempt, LoginOutcome, authenticate_session, login, logout, still_signed_in};
 pub use password_guard::{ClientOrigin, PasswordGuard};
+pub use standing::AdminStandings;
 
 /// How sessions and login limits behave (from the `admin` config section).
 #[derive(Debug, Clone)]

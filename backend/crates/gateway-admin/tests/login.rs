@@ -8,7 +8,9 @@ use async_trait::async_trait;
 use gateway_admin::admin_user::{AdminUserId, AdminUserRecord, TotpSecret};
 use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
 use gateway_admin::auth::totp::code_at;
-use gateway_admin::auth::{AuthPolicy, ClientOrigin, LoginAttempt, PasswordGuard, authenticate_session, login, logout};
+use gateway_admin::auth::{
+    AdminStandings, AuthPolicy, ClientOrigin, LoginAttempt, PasswordGuard, authenticate_session, login, logout,
+};
 use gateway_admin::passwords::hash_password;
 use gateway_admin::ports::{AdminSessions, AdminUsers};
 use gateway_core::ports::StorageError;
@@ -105,33 +107,32 @@ fn coordination(policy: &AuthPolicy) -> (Arc<MemoryCoordination>, PasswordGuard)
 
 #[tokio::test]
 async fn sessions_expire_when_idle_and_at_the_absolute_deadline_and_on_logout() {
-    let (users, policy) = (users().await, policy());
+    let (users, policy) = (Arc::new(users().await), policy());
     let (store, guard) = coordination(&policy);
+    let standings = AdminStandings::new(users.clone(), Duration::from_secs(1));
+    let (users, sessions) = (users.as_ref(), store.as_ref());
     let t0 = OffsetDateTime::now_utc();
-    let outcome = login(&users, store.as_ref(), &guard, &policy, attempt("right-password"), t0).await.expect("login");
+    let outcome = login(users, sessions, &guard, &policy, attempt("right-password"), t0).await.expect("login");
     assert_eq!(outcome.session.username, "admin");
     let token = outcome.token.clone();
     // Touching within the idle window extends it, up to the absolute deadline.
     for step in 1..=4 {
         let now = t0 + time::Duration::seconds(50 * step);
-        let session = authenticate_session(store.as_ref(), &policy, &token, now).await.expect("touch").expect("live");
+        let session =
+            authenticate_session(sessions, &standings, &policy, &token, now).await.expect("touch").expect("live");
         assert!(session.idle_expires_at <= session.absolute_expires_at);
     }
     let past_absolute = t0 + time::Duration::seconds(301);
-    assert!(authenticate_session(store.as_ref(), &policy, &token, past_absolute).await.expect("touch").is_none());
+    assert!(authenticate_session(sessions, &standings, &policy, &token, past_absolute).await.expect("touch").is_none());
 
     let t1 = OffsetDateTime::now_utc();
-    let idle = login(&users, store.as_ref(), &guard, &policy, attempt("right-password"), t1).await.expect("login");
-    assert!(
-        authenticate_session(store.as_ref(), &policy, &idle.token, t1 + time::Duration::seconds(61))
-            .await
-            .expect("touch")
-            .is_none()
-    );
+    let idle = login(users, sessions, &guard, &policy, attempt("right-password"), t1).await.expect("login");
+    let late = t1 + time::Duration::seconds(61);
+    assert!(authenticate_session(sessions, &standings, &policy, &idle.token, late).await.expect("touch").is_none());
 
-    let out = login(&users, store.as_ref(), &guard, &policy, attempt("right-password"), t1).await.expect("login");
-    logout(store.as_ref(), &out.token).await.expect("logout");
-    assert!(authenticate_session(store.as_ref(), &policy, &out.token, t1).await.expect("touch").is_none());
+    let out = login(users, sessions, &guard, &policy, attempt("right-password"), t1).await.expect("login");
+    logout(sessions, &out.token).await.expect("logout");
+    assert!(authenticate_session(sessions, &standings, &policy, &out.token, t1).await.expect("touch").is_none());
     assert!(store.list_user_sessions(AdminUserId(1), t1).await.expect("list").is_empty());
 }
 

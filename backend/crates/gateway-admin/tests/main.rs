@@ -4,5 +4,6 @@
 mod auth;
 mod login;
 mod settings;
+mod standing;
 mod totp;
 mod usage;

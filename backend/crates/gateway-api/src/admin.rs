@@ -32,7 +32,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
 use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
-use gateway_admin::auth::{AuthPolicy, PasswordGuard};
+use gateway_admin::auth::standing::ROSTER_MAX_AGE;
+use gateway_admin::auth::{AdminStandings, AuthPolicy, PasswordGuard};
 use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
     AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
@@ -98,6 +99,8 @@ pub struct AdminApi {
     pub config: Arc<AdminHttpConfig>,
     /// Every password a request sends is checked through it (login limits, hashing bound).
     pub guard: Arc<PasswordGuard>,
+    /// The admins sessions are checked against (enabled, credential stamp).
+    pub standings: Arc<AdminStandings>,
     openapi: Arc<serde_json::Value>,
 }
 
@@ -170,7 +173,9 @@ pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
     let devices = DeviceCookies::new(config.device_key.clone(), config.policy.device_cookie_lifetime);
     let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), devices, &config.policy));
-    let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), guard, openapi: Arc::new(openapi) };
+    let standings = Arc::new(AdminStandings::new(Arc::clone(&ports.users), ROSTER_MAX_AGE));
+    let (ports, config, openapi) = (Arc::new(ports), Arc::new(config), Arc::new(openapi));
+    let api = AdminApi { ports, config, guard, standings, openapi };
     let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =
         OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();

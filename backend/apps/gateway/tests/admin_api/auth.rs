@@ -207,6 +207,11 @@ async fn password_change_revokes_other_sessions_and_sessions_can_be_listed_and_r
     assert_eq!(changed.status, 200, "{}", changed.text);
     assert_eq!(changed.json()["revokedSessions"], 1);
     assert_eq!(other.get("/accounts").await.status, 401);
+    // The changing session was replaced: a new cookie, the same CSRF token.
+    assert_eq!(admin.get("/accounts").await.status, 401, "the old cookie ended with the old password");
+    let mut admin = admin.clone();
+    admin.cookie = Some(session_cookie(&changed).expect("a new session cookie"));
+    assert_eq!(changed.json()["session"]["csrfToken"].as_str(), admin.csrf.as_deref());
     assert_eq!(admin.get("/accounts").await.status, 200);
     let anonymous = Admin::anonymous(&g);
     assert_eq!(anonymous.post("/auth/login", json!({"username": "admin", "password": PASSWORD})).await.status, 401);

@@ -1,15 +1,18 @@
-//! Admin API keys (`sb-admin-…`, one per admin user, stored as SHA-256) and password changes:
-//! security mutations, each one unit of work with its audit row.
+//! Admin API keys (`sb-admin-…`, one per admin user, stored as SHA-256), password step-ups and
+//! password changes: security mutations, each one unit of work with its audit row.
 
 use serde_json::json;
 
-use crate::admin_user::{AdminApiKey, AdminApiKeySecret, AdminUserRecord, admin_api_key_hash};
+use time::OffsetDateTime;
+
+use crate::admin_user::{AdminApiKey, AdminApiKeySecret, AdminUserId, AdminUserRecord, admin_api_key_hash};
 use crate::audit::AuditEntry;
 use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
-use crate::auth::{AdminPrincipal, AuthMethod};
+use crate::auth::standing::{AdminStandings, credential_stamp};
+use crate::auth::{AdminPrincipal, AuthMethod, random_token, session_token_hash};
 use crate::error::AdminError;
 use crate::passwords::check_password_policy;
-use crate::ports::{AdminSessions, AdminUsers, UnitOfWork};
+use crate::ports::{AdminSession, AdminSessions, AdminUsers, UnitOfWork};
 
 const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -87,15 +90,26 @@ pub async fn delete_api_key(uow: &dyn UnitOfWork, principal: &AdminPrincipal) ->
     Ok(())
 }
 
-/// Changes the principal's password and revokes their other sessions. The current password is
-/// a step-up (counted like a login); the new one is hashed under the same hashing permit.
+/// A password change: how many other sessions ended, and the session that replaces the
+/// changing one (its token goes into the cookie, once).
+pub struct PasswordChanged {
+    pub revoked_sessions: u32,
+    pub session: Option<(String, AdminSession)>,
+}
+
+/// Changes the principal's password. The current password is a step-up (counted like a
+/// login); the new one is hashed under the same hashing permit. Every session of the admin
+/// ends; a cookie session that made the change is replaced by a new one (new token, same CSRF
+/// token and absolute expiry) carrying the new credential stamp.
 pub async fn change_password(
     uow: &dyn UnitOfWork,
     sessions: &dyn AdminSessions,
+    standings: &AdminStandings,
     step_up: &StepUp<'_>,
     current: &str,
     new: &str,
-) -> Result<u32, AdminError> {
+    now: OffsetDateTime,
+) -> Result<PasswordChanged, AdminError> {
     check_password_policy("newPassword", new)?;
     let principal = step_up.principal;
     let user = step_up.users.get_admin_user(principal.user_id).await?;
@@ -110,9 +124,37 @@ pub async fn change_password(
     let target = Some(principal.user_id.0.to_string());
     tx.commit(AuditEntry::new(principal.actor(), "admin_user.password_change", "admin_user", target, json!({})))
         .await?;
-    let keep = match &principal.method {
-        AuthMethod::Session { session_id, .. } => Some(session_id.as_str()),
+    standings.forget();
+    let session = match &principal.method {
+        AuthMethod::Session { session_id, .. } => {
+            let stamp = credential_stamp(Some(&hash));
+            replace_session(sessions, principal.user_id, session_id, stamp, now).await?
+        }
         AuthMethod::ApiKey => None,
     };
-    Ok(sessions.revoke_user_sessions(principal.user_id, keep).await?)
+    let keep = session.as_ref().map(|(_, s)| s.id.as_str());
+    let revoked = sessions.revoke_user_sessions(principal.user_id, keep).await?;
+    // The replaced session is not one of the "other" sessions.
+    let revoked_sessions = if session.is_some() { revoked.saturating_sub(1) } else { revoked };
+    Ok(PasswordChanged { revoked_sessions, session })
+}
+
+/// A new session in place of `id`: new token and id, `stamp`, created now; CSRF token, idle
+/// and absolute expiry carried over. `None` when `id` is gone.
+async fn replace_session(
+    sessions: &dyn AdminSessions,
+    user: AdminUserId,
+    id: &str,
+    stamp: String,
+    now: OffsetDateTime,
+) -> Result<Option<(String, AdminSession)>, AdminError> {
+    let Some(old) = sessions.list_user_sessions(user, now).await?.into_iter().find(|s| s.id == id) else {
+        return Ok(None);
+    };
+    let token = random_token();
+    let hash = session_token_hash(&token);
+    let session =
+        AdminSession { id: hash.public_id(), created_at: now, last_seen_at: now, credential_stamp: stamp, ..old };
+    sessions.create_session(&hash, &session).await?;
+    Ok(Some((token, session)))
 }

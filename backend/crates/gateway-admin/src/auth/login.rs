@@ -4,8 +4,9 @@ use time::OffsetDateTime;
 
 use crate::admin_user::AdminUserRecord;
 use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
+use crate::auth::standing::{AdminStandings, Verdict, credential_stamp};
 use crate::auth::two_factor::accept_code;
-use crate::auth::{AuthPolicy, random_token, session_token_hash};
+use crate::auth::{AdminPrincipal, AuthMethod, AuthPolicy, random_token, session_token_hash};
 use crate::error::AdminError;
 use crate::ports::{AdminSession, AdminSessions, AdminUsers};
 
@@ -80,6 +81,7 @@ pub async fn login(
         absolute_expires_at: absolute,
         ip: attempt.origin.ip,
         user_agent: attempt.user_agent.map(|ua| ua.chars().take(256).collect()),
+        credential_stamp: credential_stamp(user.password_hash.as_ref()),
     };
     sessions.create_session(&hash, &session).await?;
     users.record_admin_login(user.id, now).await?;
@@ -90,14 +92,57 @@ pub async fn login(
     Ok(LoginOutcome { token, session, user, device_cookie })
 }
 
-/// The live session of a cookie token, its idle expiry extended.
+/// The live session of a cookie token, its idle expiry extended — if its admin is still
+/// enabled and has the credentials the session logged in with. Otherwise the session ends:
+/// every session of a disabled or deleted admin, every session from before a password change.
 pub async fn authenticate_session(
     sessions: &dyn AdminSessions,
+    standings: &AdminStandings,
     policy: &AuthPolicy,
     token: &str,
     now: OffsetDateTime,
 ) -> Result<Option<AdminSession>, AdminError> {
-    Ok(sessions.touch_session(&session_token_hash(token), now, policy.session_idle).await?)
+    let hash = session_token_hash(token);
+    let Some(session) = sessions.touch_session(&hash, now, policy.session_idle).await? else { return Ok(None) };
+    match standings.verdict(&session).await? {
+        Verdict::Admitted => Ok(Some(session)),
+        Verdict::AdminGone => {
+            let ended = sessions.revoke_user_sessions(session.user_id, None).await?;
+            tracing::info!(user = session.user_id.0, ended, "admin disabled or deleted: sessions ended");
+            Ok(None)
+        }
+        Verdict::CredentialsChanged { current } => {
+            sessions.revoke_session(&hash).await?;
+            let mut ended = 1;
+            for stale in sessions.list_user_sessions(session.user_id, now).await? {
+                if stale.credential_stamp != current && sessions.revoke_user_session(session.user_id, &stale.id).await?
+                {
+                    ended += 1;
+                }
+            }
+            tracing::info!(user = session.user_id.0, ended, "admin password changed: older sessions ended");
+            Ok(None)
+        }
+    }
+}
+
+/// Whether a principal authenticated earlier (a long-lived request: the live event stream) is
+/// still signed in: its session is live — without extending it — and its admin's standing
+/// admits it; for an API key, the admin is still enabled.
+pub async fn still_signed_in(
+    sessions: &dyn AdminSessions,
+    standings: &AdminStandings,
+    principal: &AdminPrincipal,
+    now: OffsetDateTime,
+) -> Result<bool, AdminError> {
+    match &principal.method {
+        AuthMethod::Session { session_id, .. } => {
+            let live = sessions.list_user_sessions(principal.user_id, now).await?;
+            let Some(session) = live.into_iter().find(|s| &s.id == session_id) else { return Ok(false) };
+            Ok(standings.verdict(&session).await? == Verdict::Admitted)
+        }
+        AuthMethod::ApiKey => standings.enabled(principal.user_id).await,
+    }
 }
 
 pub async fn logout(sessions: &dyn AdminSessions, token: &str) -> Result<(), AdminError> {

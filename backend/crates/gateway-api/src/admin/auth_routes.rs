@@ -286,23 +286,38 @@ pub struct PasswordChange {
 pub struct PasswordChanged {
     /// The admin's other sessions, revoked by the change.
     pub revoked_sessions: u32,
+    /// The session that replaces the current one (a cookie session): a new
+    /// `sb_admin_session` cookie is set, the CSRF token stays. Absent for API-key requests.
+    pub session: Option<SessionView>,
 }
 
-/// Changes the current admin's password (audited) and revokes their other sessions.
+/// Changes the current admin's password (audited). Every session of the admin ends; a cookie
+/// session that made the change is replaced by a new one (new cookie, same CSRF token).
 #[utoipa::path(post, path = "/api/admin/auth/password", tag = "auth", request_body = PasswordChange,
     responses((status = 200, body = PasswordChanged), (status = "4XX", body = ErrorBody)))]
 pub async fn change_own_password(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
     Extension(origin): Extension<ClientOrigin>,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<PasswordChange>,
-) -> ApiResult<Json<PasswordChanged>> {
+) -> ApiResult<Response> {
     let p = &api.ports;
     let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
-    let revoked =
-        change_password(p.uow.as_ref(), p.sessions.as_ref(), &step_up, &body.current_password, &body.new_password)
-            .await?;
-    Ok(Json(PasswordChanged { revoked_sessions: revoked }))
+    let (current, new, now) = (&body.current_password, &body.new_password, OffsetDateTime::now_utc());
+    let changed =
+        change_password(p.uow.as_ref(), p.sessions.as_ref(), &api.standings, &step_up, current, new, now).await?;
+    let view = changed.session.as_ref().map(|(_, session)| SessionView::from(session));
+    let mut response =
+        Json(PasswordChanged { revoked_sessions: changed.revoked_sessions, session: view }).into_response();
+    if let Some((token, session)) = &changed.session {
+        let max_age = (session.absolute_expires_at - now).whole_seconds();
+        let set_cookie = session_cookie(Some(token), secure_cookies(&api, &headers), max_age);
+        if let Ok(value) = HeaderValue::from_str(&set_cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+    }
+    Ok(response)
 }
 
 #[derive(Deserialize, ToSchema)]

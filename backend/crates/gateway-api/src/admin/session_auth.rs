@@ -4,7 +4,8 @@
 //! - `Authorization: Bearer sb-admin-…` authenticates automation; there is no cookie, so no
 //!   CSRF check.
 //! - Otherwise the `sb_admin_session` cookie must name a live session (idle and absolute
-//!   expiry enforced by the store). For unsafe methods (POST, PUT, PATCH, DELETE) the
+//!   expiry enforced by the store) of an admin who is still enabled and has the credentials
+//!   the session logged in with (`gateway_admin::auth::standing`). For unsafe methods (POST, PUT, PATCH, DELETE) the
 //!   `X-Switchboard-CSRF` header must equal the session's CSRF token (constant-time compare);
 //!   together with `SameSite=Strict` this stops cross-site requests.
 //! - Redis down means sessions cannot be checked: the request fails closed with 503.
@@ -77,10 +78,10 @@ async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> R
         return Ok(AdminPrincipal { user_id: user.id, username: user.username, method: AuthMethod::ApiKey });
     }
     let token = cookie(headers, SESSION_COOKIE).ok_or_else(|| ApiFailure::unauthenticated("log in first"))?;
-    let session =
-        authenticate_session(api.ports.sessions.as_ref(), &api.config.policy, &token, OffsetDateTime::now_utc())
-            .await?
-            .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
+    let (sessions, now) = (api.ports.sessions.as_ref(), OffsetDateTime::now_utc());
+    let session = authenticate_session(sessions, &api.standings, &api.config.policy, &token, now)
+        .await?
+        .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
     if is_unsafe(method) {
         let sent = headers.get(CSRF_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
         if !constant_time_eq(sent, session.csrf_token.as_bytes()) {
