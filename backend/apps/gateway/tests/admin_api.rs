@@ -9,6 +9,7 @@ mod groups_keys;
 mod live_events;
 mod login_limits;
 mod oauth;
+mod proxies;
 mod secrets;
 mod session_standing;
 mod settings;

@@ -18,6 +18,7 @@
 
 pub mod api_keys;
 pub mod bootstrap;
+pub mod client_address;
 pub mod device_cookie;
 pub mod login;
 pub mod password_guard;
@@ -34,6 +35,7 @@ use crate::admin_user::AdminUserId;
 use crate::audit::AuditActor;
 use crate::ports::SessionTokenHash;
 
+pub use client_address::TrustedProxies;
 pub use login::{LoginAttempt, LoginOutcome, authenticate_session, login, logout, still_signed_in};
 pub use password_guard::{ClientOrigin, PasswordGuard};
 pub use standing::AdminStandings;

@@ -1,5 +1,6 @@
-//! Passwords, tokens and the audit actor; device cookies in `auth/device_cookie.rs`.
+//! Passwords, tokens and the audit actor; device cookies and client addresses in `auth/`.
 
+mod client_address;
 mod device_cookie;
 
 use gateway_admin::admin_user::AdminUserId;

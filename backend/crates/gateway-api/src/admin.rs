@@ -33,7 +33,7 @@ use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
 use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
 use gateway_admin::auth::standing::ROSTER_MAX_AGE;
-use gateway_admin::auth::{AdminStandings, AuthPolicy, PasswordGuard};
+use gateway_admin::auth::{AdminStandings, AuthPolicy, PasswordGuard, TrustedProxies};
 use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
     AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
@@ -86,8 +86,8 @@ pub struct AdminHttpConfig {
     pub device_key: DeviceCookieKey,
     /// Always mark the session cookie `Secure`.
     pub cookie_secure: bool,
-    /// Honour `X-Forwarded-For` / `X-Forwarded-Proto` (a TLS-terminating proxy in front).
-    pub trusted_proxy: bool,
+    /// Whose `X-Forwarded-For` / `X-Forwarded-Proto` count (a TLS-terminating proxy in front).
+    pub proxies: TrustedProxies,
     /// How often the live stream re-reads account state and ops events.
     pub live_poll: Duration,
     pub version: String,

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use gateway_admin::auth::AuthPolicy;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::auth::device_cookie::DeviceCookieKey;
+use gateway_admin::auth::{AuthPolicy, TrustedProxies};
 use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
@@ -62,7 +62,7 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
         },
         device_key: device_cookie_key(config),
         cookie_secure: admin.cookie_secure,
-        trusted_proxy: admin.trusted_proxy,
+        proxies: TrustedProxies::new(admin.trusted_proxy, admin.trusted_proxy_networks()),
         live_poll: Duration::from_millis(admin.live_poll_ms),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     }

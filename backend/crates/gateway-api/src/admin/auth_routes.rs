@@ -135,7 +135,7 @@ pub async fn login(
         OffsetDateTime::now_utc(),
     )
     .await?;
-    let secure = secure_cookies(&api, &headers);
+    let secure = secure_cookies(&api, &headers, peer);
     let max_age = (outcome.session.absolute_expires_at - outcome.session.created_at).whole_seconds();
     let device_max_age = api.guard.devices().lifetime().as_secs();
     let set_cookies = [
@@ -189,12 +189,12 @@ pub async fn current_session(
 /// Revokes the current session and clears the cookie.
 #[utoipa::path(post, path = "/api/admin/auth/logout", tag = "auth",
     responses((status = 204, description = "logged out"), (status = "4XX", body = ErrorBody)))]
-pub async fn logout(State(api): State<AdminApi>, headers: HeaderMap) -> ApiResult<Response> {
+pub async fn logout(State(api): State<AdminApi>, Peer(peer): Peer, headers: HeaderMap) -> ApiResult<Response> {
     if let Some(token) = cookie(&headers, SESSION_COOKIE) {
         logout_use_case(api.ports.sessions.as_ref(), &token).await?;
     }
     let mut response = no_content();
-    if let Ok(value) = HeaderValue::from_str(&session_cookie(None, secure_cookies(&api, &headers), 0)) {
+    if let Ok(value) = HeaderValue::from_str(&session_cookie(None, secure_cookies(&api, &headers, peer), 0)) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     Ok(response)
@@ -299,6 +299,7 @@ pub async fn change_own_password(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
     Extension(origin): Extension<ClientOrigin>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     JsonBody(body): JsonBody<PasswordChange>,
 ) -> ApiResult<Response> {
@@ -312,7 +313,7 @@ pub async fn change_own_password(
         Json(PasswordChanged { revoked_sessions: changed.revoked_sessions, session: view }).into_response();
     if let Some((token, session)) = &changed.session {
         let max_age = (session.absolute_expires_at - now).whole_seconds();
-        let set_cookie = session_cookie(Some(token), secure_cookies(&api, &headers), max_age);
+        let set_cookie = session_cookie(Some(token), secure_cookies(&api, &headers, peer), max_age);
         if let Ok(value) = HeaderValue::from_str(&set_cookie) {
             response.headers_mut().insert(header::SET_COOKIE, value);
         }

@@ -10,6 +10,8 @@
 //!   together with `SameSite=Strict` this stops cross-site requests.
 //! - Redis down means sessions cannot be checked: the request fails closed with 503.
 
+use std::net::SocketAddr;
+
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
@@ -61,12 +63,12 @@ pub async fn require_admin(State(api): State<AdminApi>, mut request: Request, ne
     }
 }
 
-fn peer_of(request: &Request) -> Option<std::net::SocketAddr> {
-    request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0)
+fn peer_of(request: &Request) -> Option<SocketAddr> {
+    request.extensions().get::<axum::extract::ConnectInfo<SocketAddr>>().map(|c| c.0)
 }
 
 /// Where a password attempt of this request comes from.
-pub fn client_origin(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::SocketAddr>) -> ClientOrigin {
+pub fn client_origin(api: &AdminApi, headers: &HeaderMap, peer: Option<SocketAddr>) -> ClientOrigin {
     ClientOrigin { ip: client_ip(api, headers, peer), device_cookie: cookie(headers, DEVICE_COOKIE) }
 }
 
@@ -99,22 +101,18 @@ async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> R
     })
 }
 
-/// The client address for rate limiting: the socket peer, or the first `X-Forwarded-For` hop
-/// when a trusted proxy is configured.
-pub fn client_ip(api: &AdminApi, headers: &HeaderMap, peer: Option<std::net::SocketAddr>) -> Option<String> {
-    if api.config.trusted_proxy
-        && let Some(forwarded) = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok())
-        && let Some(first) = forwarded.split(',').next().map(str::trim).filter(|s| !s.is_empty())
-    {
-        return Some(first.chars().take(64).collect());
-    }
-    peer.map(|p| p.ip().to_string())
+/// The client address: the socket peer, or — when the peer is a trusted proxy — the
+/// right-most `X-Forwarded-For` entry that is not one (`gateway_admin::auth::client_address`).
+pub fn client_ip(api: &AdminApi, headers: &HeaderMap, peer: Option<SocketAddr>) -> Option<String> {
+    let forwarded: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
+    api.config.proxies.client_address(peer.map(|p| p.ip()), &forwarded)
 }
 
-/// Whether cookies get `Secure`: configured, or the request came through a trusted TLS proxy.
-pub fn secure_cookies(api: &AdminApi, headers: &HeaderMap) -> bool {
+/// Whether cookies get `Secure`: configured, or the request came through a trusted TLS proxy
+/// (the peer is one and it says `X-Forwarded-Proto: https`).
+pub fn secure_cookies(api: &AdminApi, headers: &HeaderMap, peer: Option<SocketAddr>) -> bool {
     api.config.cookie_secure
-        || (api.config.trusted_proxy
+        || (api.config.proxies.trusts_peer(peer.map(|p| p.ip()))
             && headers
                 .get("x-forwarded-proto")
                 .and_then(|v| v.to_str().ok())
