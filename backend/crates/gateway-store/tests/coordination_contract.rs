@@ -1,6 +1,7 @@
 //! The contract of the coordination ports, written once and run against every adapter
 //! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
 
+pub mod admin_sessions;
 pub mod affinity;
 pub mod budgets;
 pub mod circuit;
@@ -14,6 +15,7 @@ pub mod oauth_pending;
 pub mod slot_lifetimes;
 pub mod slots;
 
+pub use admin_sessions::*;
 pub use affinity::*;
 pub use budgets::*;
 pub use circuit::*;
@@ -71,6 +73,7 @@ macro_rules! coordination_contract_suite {
             notifications_reach_every_subscriber,
             login_attempts_count_atomically_and_uncount_to_zero,
             login_attempt_window_ends,
+            admin_sessions_keep_their_stamp_and_end_per_user,
         );
     };
 }
