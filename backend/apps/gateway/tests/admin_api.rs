@@ -9,9 +9,12 @@ mod coverage;
 mod first_admin;
 mod groups_keys;
 mod live_events;
+mod login_limits;
 mod oauth;
 mod oauth_at_rest;
+mod proxies;
 mod secrets;
+mod session_standing;
 mod settings;
 pub mod two_factor;
 mod usage_audit;
@@ -50,13 +53,19 @@ impl Answer {
     }
 }
 
-/// A client for `/api/admin/*`: a session cookie and its CSRF token, or an API key.
+/// A client for `/api/admin/*`: a session cookie and its CSRF token, or an API key; like a
+/// browser, it keeps the device cookie a login sets and can sit behind a proxy
+/// (`X-Forwarded-For`).
 #[derive(Clone)]
 pub struct Admin {
     pub base: String,
     pub cookie: Option<String>,
     pub csrf: Option<String>,
     pub bearer: Option<String>,
+    /// The `sb_admin_device` cookie of this browser.
+    pub device: Option<String>,
+    /// Sent as `X-Forwarded-For`.
+    pub forwarded_for: Option<String>,
     client: reqwest::Client,
 }
 
@@ -67,6 +76,8 @@ impl Admin {
             cookie: None,
             csrf: None,
             bearer: None,
+            device: None,
+            forwarded_for: None,
             client: gateway.client(),
         }
     }
@@ -78,18 +89,37 @@ impl Admin {
 
     pub async fn login_as(gateway: &Gateway, username: &str, password: &str) -> Self {
         let mut admin = Self::anonymous(gateway);
-        let answer =
-            admin.send(Method::POST, "/auth/login", Some(json!({"username": username, "password": password}))).await;
+        let answer = admin.sign_in(username, password).await;
         assert_eq!(answer.status, 200, "login: {}", answer.text);
-        admin.cookie = Some(session_cookie(&answer).expect("session cookie"));
-        admin.csrf = answer.json()["session"]["csrfToken"].as_str().map(str::to_owned);
         admin
+    }
+
+    /// `POST /auth/login` from this client; on success it keeps the session (cookie, CSRF
+    /// token) and the device cookie, like a browser.
+    pub async fn sign_in(&mut self, username: &str, password: &str) -> Answer {
+        let body = json!({"username": username, "password": password});
+        let answer = self.send(Method::POST, "/auth/login", Some(body)).await;
+        if answer.status == 200 {
+            self.cookie = Some(session_cookie(&answer).expect("session cookie"));
+            self.csrf = answer.json()["session"]["csrfToken"].as_str().map(str::to_owned);
+        }
+        if let Some(device) = set_cookie(&answer, "sb_admin_device") {
+            self.device = Some(device);
+        }
+        answer
     }
 
     pub async fn send(&self, method: Method, path: &str, body: Option<Value>) -> Answer {
         let mut request = self.client.request(method, format!("{}{path}", self.base));
-        if let Some(cookie) = &self.cookie {
-            request = request.header("cookie", format!("sb_admin_session={cookie}"));
+        let cookies: Vec<String> = [("sb_admin_session", &self.cookie), ("sb_admin_device", &self.device)]
+            .into_iter()
+            .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name}={v}")))
+            .collect();
+        if !cookies.is_empty() {
+            request = request.header("cookie", cookies.join("; "));
+        }
+        if let Some(forwarded) = &self.forwarded_for {
+            request = request.header("x-forwarded-for", forwarded);
         }
         if let Some(csrf) = &self.csrf {
             request = request.header("x-switchboard-csrf", csrf);
@@ -137,9 +167,26 @@ impl Admin {
 
 /// The session token from a login answer's `Set-Cookie`.
 pub fn session_cookie(answer: &Answer) -> Option<String> {
-    let header = answer.headers.get("set-cookie")?.to_str().ok()?;
-    let value = header.split(';').next()?.strip_prefix("sb_admin_session=")?;
-    (!value.is_empty()).then(|| value.to_owned())
+    set_cookie(answer, "sb_admin_session")
+}
+
+/// The value a `Set-Cookie` header of the answer gives cookie `name` (not an empty removal).
+pub fn set_cookie(answer: &Answer, name: &str) -> Option<String> {
+    answer.headers.get_all("set-cookie").iter().filter_map(|v| v.to_str().ok()).find_map(|header| {
+        let value = header.split(';').next()?.strip_prefix(name)?.strip_prefix('=')?;
+        (!value.is_empty()).then(|| value.to_owned())
+    })
+}
+
+/// The `Set-Cookie` header that sets cookie `name`, attributes included.
+pub fn set_cookie_header(answer: &Answer, name: &str) -> Option<String> {
+    answer
+        .headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|header| header.starts_with(&format!("{name}=")))
+        .map(str::to_owned)
 }
 
 /// `redis-cli` against the test Redis.

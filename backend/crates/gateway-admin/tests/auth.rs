@@ -1,18 +1,22 @@
-//! Passwords, tokens and the audit actor.
+//! Passwords, tokens and the audit actor; device cookies and client addresses in `auth/`.
+
+mod client_address;
+mod device_cookie;
 
 use gateway_admin::admin_user::AdminUserId;
 use gateway_admin::auth::api_keys::generate_admin_api_key;
 use gateway_admin::auth::{AdminPrincipal, AuthMethod, constant_time_eq, random_token, session_token_hash};
-use gateway_admin::passwords::{check_password_policy, hash_password, verify_password};
+use gateway_admin::passwords::{PasswordHashing, check_password_policy, hash_password, verify_password};
 
 #[tokio::test]
 async fn passwords_hash_with_argon2id_and_verify() {
     let hash = hash_password("correct horse battery").await.expect("hash");
     assert!(hash.0.starts_with("$argon2id$"));
     assert!(!format!("{hash:?}").contains("argon2"), "Debug hides the hash");
-    assert!(verify_password("correct horse battery", Some(&hash)).await);
-    assert!(!verify_password("wrong horse battery", Some(&hash)).await);
-    assert!(!verify_password("correct horse battery", None).await, "no user never verifies");
+    let permit = PasswordHashing::new(1).try_permit().expect("a free permit");
+    assert!(verify_password(&permit, "correct horse battery", Some(&hash)).await);
+    assert!(!verify_password(&permit, "wrong horse battery", Some(&hash)).await);
+    assert!(!verify_password(&permit, "correct horse battery", None).await, "no user never verifies");
     let again = hash_password("correct horse battery").await.expect("hash");
     assert_ne!(hash.0, again.0, "a fresh salt each time");
 }

@@ -5,6 +5,7 @@ mod auth;
 mod login;
 mod oauth_sealing;
 mod settings;
+mod standing;
 mod totp;
 mod url_guard;
 mod usage;

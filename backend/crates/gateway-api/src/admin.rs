@@ -31,7 +31,9 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::middleware::{from_fn_with_state, map_response};
-use gateway_admin::auth::AuthPolicy;
+use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
+use gateway_admin::auth::standing::ROSTER_MAX_AGE;
+use gateway_admin::auth::{AdminStandings, AuthPolicy, PasswordGuard, TrustedProxies};
 use gateway_admin::oauth::OAuthLogins;
 use gateway_admin::ports::{
     AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
@@ -47,7 +49,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
-pub use session_auth::{CSRF_HEADER, SESSION_COOKIE};
+pub use session_auth::{CSRF_HEADER, DEVICE_COOKIE, SESSION_COOKIE};
 
 /// The ports the admin API reads and writes through (implemented by the store, Redis and the
 /// providers; wired by the composition root).
@@ -83,10 +85,12 @@ pub struct AdminPorts {
 #[derive(Debug, Clone)]
 pub struct AdminHttpConfig {
     pub policy: AuthPolicy,
+    /// Signs the device cookies (`Debug` hides it).
+    pub device_key: DeviceCookieKey,
     /// Always mark the session cookie `Secure`.
     pub cookie_secure: bool,
-    /// Honour `X-Forwarded-For` / `X-Forwarded-Proto` (a TLS-terminating proxy in front).
-    pub trusted_proxy: bool,
+    /// Whose `X-Forwarded-For` / `X-Forwarded-Proto` count (a TLS-terminating proxy in front).
+    pub proxies: TrustedProxies,
     /// How often the live stream re-reads account state and ops events.
     pub live_poll: Duration,
     pub version: String,
@@ -96,6 +100,10 @@ pub struct AdminHttpConfig {
 pub struct AdminApi {
     pub ports: Arc<AdminPorts>,
     pub config: Arc<AdminHttpConfig>,
+    /// Every password a request sends is checked through it (login limits, hashing bound).
+    pub guard: Arc<PasswordGuard>,
+    /// The admins sessions are checked against (enabled, credential stamp).
+    pub standings: Arc<AdminStandings>,
     openapi: Arc<serde_json::Value>,
 }
 
@@ -166,7 +174,11 @@ pub fn admin_openapi() -> utoipa::openapi::OpenApi {
 /// The admin router (state applied); merge it into the server's router.
 pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
-    let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), openapi: Arc::new(openapi) };
+    let devices = DeviceCookies::new(config.device_key.clone(), config.policy.device_cookie_lifetime);
+    let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), devices, &config.policy));
+    let standings = Arc::new(AdminStandings::new(Arc::clone(&ports.users), ROSTER_MAX_AGE));
+    let (ports, config, openapi) = (Arc::new(ports), Arc::new(config), Arc::new(openapi));
+    let api = AdminApi { ports, config, guard, standings, openapi };
     let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =
         OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();

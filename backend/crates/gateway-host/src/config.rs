@@ -4,6 +4,7 @@
 //! `SWITCHBOARD_*` environment variables override them (see [`load`]). Unknown keys are refused.
 //! Sections are plain data: the composition root maps them onto each crate's own settings.
 
+mod admin;
 mod load;
 
 use std::net::SocketAddr;
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
+pub use admin::AdminConfig;
 pub use load::{ConfigError, ConfigSource, env_name, load};
 
 /// The environment variable that names the configuration file.
@@ -168,71 +170,6 @@ impl std::fmt::Debug for SecretsConfig {
         f.debug_struct("SecretsConfig")
             .field("master_key", &self.master_key.as_ref().map(|_| "[REDACTED]"))
             .field("retired_master_keys", &format_args!("[{} REDACTED]", self.retired_master_keys.len()))
-            .finish()
-    }
-}
-
-/// The admin API: the first administrator, sessions, login rate limits, cookies.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdminConfig {
-    /// Username of the first admin, created at start when there is none.
-    pub bootstrap_username: String,
-    /// Its password; when not set a random one is generated and printed once to stderr.
-    pub bootstrap_password: Option<String>,
-    /// A session ends after this long without a request.
-    pub session_idle_minutes: u64,
-    /// A session ends this long after login, used or not.
-    pub session_absolute_hours: u64,
-    /// Failed logins per client address per window before logins are refused (429).
-    pub login_max_failures_per_ip: u32,
-    /// Failed logins per username per window before logins are refused (429).
-    pub login_max_failures_per_user: u32,
-    pub login_window_seconds: u64,
-    /// Always mark the session cookie `Secure` (the gateway serves plain HTTP itself).
-    pub cookie_secure: bool,
-    /// A TLS-terminating proxy is in front: honour `X-Forwarded-Proto` (Secure cookie) and
-    /// `X-Forwarded-For` (login rate limit address).
-    pub trusted_proxy: bool,
-    /// How often the live event stream polls account state and ops events.
-    pub live_poll_ms: u64,
-    /// Let admin-set URLs (the backup endpoint) reach loopback, private, link-local, CGNAT and
-    /// unique-local addresses (and plain http to them). Cloud metadata addresses stay refused.
-    pub allow_private_urls: bool,
-}
-
-impl Default for AdminConfig {
-    fn default() -> Self {
-        Self {
-            bootstrap_username: "admin".to_owned(),
-            bootstrap_password: None,
-            session_idle_minutes: 30,
-            session_absolute_hours: 12,
-            login_max_failures_per_ip: 20,
-            login_max_failures_per_user: 5,
-            login_window_seconds: 300,
-            cookie_secure: false,
-            trusted_proxy: false,
-            live_poll_ms: 2000,
-            allow_private_urls: false,
-        }
-    }
-}
-
-impl std::fmt::Debug for AdminConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AdminConfig")
-            .field("bootstrap_username", &self.bootstrap_username)
-            .field("bootstrap_password", &self.bootstrap_password.as_ref().map(|_| "[REDACTED]"))
-            .field("session_idle_minutes", &self.session_idle_minutes)
-            .field("session_absolute_hours", &self.session_absolute_hours)
-            .field("login_max_failures_per_ip", &self.login_max_failures_per_ip)
-            .field("login_max_failures_per_user", &self.login_max_failures_per_user)
-            .field("login_window_seconds", &self.login_window_seconds)
-            .field("cookie_secure", &self.cookie_secure)
-            .field("trusted_proxy", &self.trusted_proxy)
-            .field("live_poll_ms", &self.live_poll_ms)
-            .field("allow_private_urls", &self.allow_private_urls)
             .finish()
     }
 }
@@ -436,21 +373,7 @@ impl Config {
                 return Err(ConfigError::invalid(key, "must be at least 1"));
             }
         }
-        if self.admin.session_idle_minutes == 0 || self.admin.session_absolute_hours == 0 {
-            return Err(ConfigError::invalid("admin.session_idle_minutes", "session lifetimes must be at least 1"));
-        }
-        if self.admin.login_max_failures_per_ip == 0
-            || self.admin.login_max_failures_per_user == 0
-            || self.admin.login_window_seconds == 0
-        {
-            return Err(ConfigError::invalid("admin.login_window_seconds", "login limits must be at least 1"));
-        }
-        if self.admin.bootstrap_username.trim().is_empty() {
-            return Err(ConfigError::invalid("admin.bootstrap_username", "must not be empty"));
-        }
-        if self.admin.bootstrap_password.as_ref().is_some_and(|p| p.chars().count() < 10) {
-            return Err(ConfigError::invalid("admin.bootstrap_password", "must be at least 10 characters"));
-        }
+        self.admin.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
         }

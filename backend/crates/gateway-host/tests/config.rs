@@ -124,3 +124,30 @@ fn every_key_is_documented_with_its_environment_variable() {
     missing.sort();
     assert!(missing.is_empty(), "undocumented configuration keys: {missing:?}");
 }
+
+#[test]
+fn the_admin_section_validates_limits_hashing_device_cookies_and_proxy_networks() {
+    let config = load_with(None, &[]).expect("defaults");
+    let networks: Vec<String> = config.admin.trusted_proxy_networks().iter().map(ToString::to_string).collect();
+    assert_eq!(networks, ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]);
+    let listed = load_with(
+        None,
+        &[("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["10.1.0.0/16"," 192.0.2.7 ","2001:db8::/32"]"#)],
+    )
+    .expect("a list of networks and single addresses");
+    let networks: Vec<String> = listed.admin.trusted_proxy_networks().iter().map(ToString::to_string).collect();
+    assert_eq!(networks, ["10.1.0.0/16", "192.0.2.7/32", "2001:db8::/32"]);
+    for (name, value, key) in [
+        ("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["10.0.0.0/33"]"#, "admin.trusted_proxy_cidrs"),
+        ("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["proxy.internal"]"#, "admin.trusted_proxy_cidrs"),
+        ("SWITCHBOARD_ADMIN_PASSWORD_HASH_CONCURRENCY", "0", "admin.password_hash_concurrency"),
+        ("SWITCHBOARD_ADMIN_PASSWORD_HASH_CONCURRENCY", "65", "admin.password_hash_concurrency"),
+        ("SWITCHBOARD_ADMIN_LOGIN_MAX_FAILURES_PER_DEVICE", "0", "admin.login_max_failures_per_device"),
+        ("SWITCHBOARD_ADMIN_DEVICE_COOKIE_DAYS", "0", "admin.device_cookie_days"),
+        ("SWITCHBOARD_ADMIN_DEVICE_COOKIE_DAYS", "401", "admin.device_cookie_days"),
+    ] {
+        let err = load_with(None, &[(name, value)]).expect_err(value);
+        assert_eq!(err.key(), Some(key), "{name}={value}: {err}");
+        assert!(err.to_string().contains(name), "{err}");
+    }
+}

@@ -1,6 +1,7 @@
 //! The contract of the coordination ports, written once and run against every adapter
 //! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
 
+pub mod admin_sessions;
 pub mod affinity;
 pub mod budgets;
 pub mod circuit;
@@ -9,11 +10,13 @@ pub mod cooldown;
 pub mod fixtures;
 pub mod heartbeats;
 pub mod leases;
+pub mod login_throttle;
 pub mod notifications;
 pub mod oauth_pending;
 pub mod slot_lifetimes;
 pub mod slots;
 
+pub use admin_sessions::*;
 pub use affinity::*;
 pub use budgets::*;
 pub use circuit::*;
@@ -21,6 +24,7 @@ pub use continuation::*;
 pub use cooldown::*;
 pub use heartbeats::*;
 pub use leases::*;
+pub use login_throttle::*;
 pub use notifications::*;
 pub use oauth_pending::*;
 pub use slot_lifetimes::*;
@@ -74,6 +78,9 @@ macro_rules! coordination_contract_suite {
             period_lease_is_won_once_among_many,
             two_replicas_run_each_period_exactly_once,
             notifications_reach_every_subscriber,
+            login_attempts_count_atomically_and_uncount_to_zero,
+            login_attempt_window_ends,
+            admin_sessions_keep_their_stamp_and_end_per_user,
         );
     };
 }

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use gateway_admin::auth::AuthPolicy;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
+use gateway_admin::auth::device_cookie::DeviceCookieKey;
+use gateway_admin::auth::{AuthPolicy, TrustedProxies};
 use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
@@ -61,12 +62,25 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
             session_absolute: Duration::from_secs(admin.session_absolute_hours.saturating_mul(3600)),
             max_failures_per_ip: admin.login_max_failures_per_ip,
             max_failures_per_user: admin.login_max_failures_per_user,
+            max_failures_per_device: admin.login_max_failures_per_device,
             failure_window: Duration::from_secs(admin.login_window_seconds),
+            device_cookie_lifetime: Duration::from_secs(admin.device_cookie_days.saturating_mul(86_400)),
+            hash_concurrency: usize::try_from(admin.password_hash_concurrency).unwrap_or(1),
         },
+        device_key: device_cookie_key(config),
         cookie_secure: admin.cookie_secure,
-        trusted_proxy: admin.trusted_proxy,
+        proxies: TrustedProxies::new(admin.trusted_proxy, admin.trusted_proxy_networks()),
         live_poll: Duration::from_millis(admin.live_poll_ms),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
+
+/// Derived from the master key, so every replica signs and checks device cookies alike; a
+/// process without one (never in production mode) uses a random key.
+fn device_cookie_key(config: &Config) -> DeviceCookieKey {
+    match config.secrets.master_key.as_deref() {
+        Some(master) => DeviceCookieKey::derive(master.trim().as_bytes()),
+        None => DeviceCookieKey::random(),
     }
 }
 

@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use super::{Admin, PASSWORD, gateway, redis_cli, session_cookie};
+use super::{Admin, PASSWORD, gateway, redis_cli, session_cookie, set_cookie_header};
 
 #[tokio::test]
 async fn login_sets_a_strict_http_only_cookie_and_session_reports_the_csrf_token() {
@@ -11,7 +11,7 @@ async fn login_sets_a_strict_http_only_cookie_and_session_reports_the_csrf_token
     let anonymous = Admin::anonymous(&g);
     let answer = anonymous.post("/auth/login", json!({"username": "admin", "password": PASSWORD})).await;
     assert_eq!(answer.status, 200, "{}", answer.text);
-    let cookie = answer.headers.get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let cookie = set_cookie_header(&answer, "sb_admin_session").unwrap_or_default();
     for flag in ["HttpOnly", "SameSite=Strict", "Path=/api/admin"] {
         assert!(cookie.contains(flag), "cookie lacks {flag}: {cookie}");
     }
@@ -121,7 +121,7 @@ async fn no_session_expired_session_and_revoked_session_get_401() {
     let admin = Admin::login(&g).await;
     let out = admin.send(Method::POST, "/auth/logout", None).await;
     assert_eq!(out.status, 204);
-    assert!(out.headers.get("set-cookie").and_then(|v| v.to_str().ok()).is_some_and(|c| c.contains("Max-Age=0")));
+    assert!(set_cookie_header(&out, "sb_admin_session").is_some_and(|c| c.contains("Max-Age=0")));
     assert_eq!(admin.get("/accounts").await.status, 401);
 }
 
@@ -207,6 +207,11 @@ async fn password_change_revokes_other_sessions_and_sessions_can_be_listed_and_r
     assert_eq!(changed.status, 200, "{}", changed.text);
     assert_eq!(changed.json()["revokedSessions"], 1);
     assert_eq!(other.get("/accounts").await.status, 401);
+    // The changing session was replaced: a new cookie, the same CSRF token.
+    assert_eq!(admin.get("/accounts").await.status, 401, "the old cookie ended with the old password");
+    let mut admin = admin.clone();
+    admin.cookie = Some(session_cookie(&changed).expect("a new session cookie"));
+    assert_eq!(changed.json()["session"]["csrfToken"].as_str(), admin.csrf.as_deref());
     assert_eq!(admin.get("/accounts").await.status, 200);
     let anonymous = Admin::anonymous(&g);
     assert_eq!(anonymous.post("/auth/login", json!({"username": "admin", "password": PASSWORD})).await.status, 401);

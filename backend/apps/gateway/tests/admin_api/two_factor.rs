@@ -80,7 +80,8 @@ pub async fn enable_totp(admin: &Admin, password: &str) -> (Authenticator, Value
 
 #[tokio::test]
 async fn totp_enrolls_confirms_guards_login_once_per_code_and_disables_with_password_and_code() {
-    let g = gateway(vec![], &[]).await;
+    // Room for the six deliberate failures below (a success takes back only its own attempt).
+    let g = gateway(vec![], &[("SWITCHBOARD_ADMIN_LOGIN_MAX_FAILURES_PER_USER", "10")]).await;
     let admin = Admin::login(&g).await;
     let other_session = Admin::login(&g).await;
     let anonymous = Admin::anonymous(&g);
@@ -169,7 +170,16 @@ async fn wrong_totp_codes_are_rate_limited_like_wrong_passwords() {
     let limited = anonymous.post("/auth/login", login_body(PASSWORD, Some(&authenticator.code()))).await;
     assert_eq!(status_code(&limited), (429, "rate_limited".to_owned()), "{}", limited.text);
     assert!(limited.headers.get("retry-after").is_some());
-    // Disabling is behind the same per-username limit.
-    let disable = admin.post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.code()})).await;
+    // Disabling is behind the same limits: the session used without the device cookie of its
+    // login (an untrusted client of `admin`) is refused...
+    let mut without_device = admin.clone();
+    without_device.device = None;
+    // (Refused before anything is checked: any code will do.)
+    let disable = without_device
+        .post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.stale_code()}))
+        .await;
     assert_eq!(status_code(&disable), (429, "rate_limited".to_owned()));
+    // ...while the browser that signed in (its own device count) is not.
+    let disable = admin.post("/auth/totp/disable", json!({"password": PASSWORD, "code": authenticator.code()})).await;
+    assert_eq!(disable.status, 204, "{}", disable.text);
 }

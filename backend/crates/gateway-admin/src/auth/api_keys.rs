@@ -1,14 +1,18 @@
-//! Admin API keys (`sb-admin-…`, one per admin user, stored as SHA-256) and password changes:
-//! security mutations, each one unit of work with its audit row.
+//! Admin API keys (`sb-admin-…`, one per admin user, stored as SHA-256), password step-ups and
+//! password changes: security mutations, each one unit of work with its audit row.
 
 use serde_json::json;
 
-use crate::admin_user::{AdminApiKey, AdminApiKeySecret, AdminUserRecord, admin_api_key_hash};
+use time::OffsetDateTime;
+
+use crate::admin_user::{AdminApiKey, AdminApiKeySecret, AdminUserId, AdminUserRecord, admin_api_key_hash};
 use crate::audit::AuditEntry;
-use crate::auth::{AdminPrincipal, AuthMethod};
+use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
+use crate::auth::standing::{AdminStandings, credential_stamp};
+use crate::auth::{AdminPrincipal, AuthMethod, random_token, session_token_hash};
 use crate::error::AdminError;
-use crate::passwords::{check_password_policy, hash_password, verify_password};
-use crate::ports::{AdminSessions, AdminUsers, UnitOfWork};
+use crate::passwords::check_password_policy;
+use crate::ports::{AdminSession, AdminSessions, AdminUsers, UnitOfWork};
 
 const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -28,28 +32,46 @@ pub async fn authenticate_api_key(
     Ok(users.find_admin_by_api_key(&admin_api_key_hash(plaintext)).await?.filter(|u| u.enabled))
 }
 
-/// Step-up: the principal's current password, when the user has one.
-pub(crate) async fn confirm_password(
-    users: &dyn AdminUsers,
-    principal: &AdminPrincipal,
-    password: &str,
-) -> Result<(), AdminError> {
-    let user = users.get_admin_user(principal.user_id).await?;
-    match &user.password_hash {
-        Some(hash) if verify_password(password, Some(hash)).await => Ok(()),
-        Some(_) => Err(AdminError::Forbidden("the current password is wrong".to_owned())),
-        None => Ok(()),
+/// What a step-up needs: who asks, from where, and the guard that counts the attempt.
+pub struct StepUp<'a> {
+    pub users: &'a dyn AdminUsers,
+    pub guard: &'a PasswordGuard,
+    pub principal: &'a AdminPrincipal,
+    pub origin: &'a ClientOrigin,
+}
+
+/// Step-up: whether `password` is the principal's current password (always `true` for an
+/// admin without one). Counted against the login limits like a login: a wrong password is a
+/// failed attempt, and at a limit the check is refused with `rate_limited`.
+pub async fn confirm_password(step_up: &StepUp<'_>, password: &str) -> Result<bool, AdminError> {
+    let user = step_up.users.get_admin_user(step_up.principal.user_id).await?;
+    let Some(hash) = &user.password_hash else { return Ok(true) };
+    let checked = step_up.guard.check(step_up.origin, &user.username, Some(hash), password).await?;
+    if !checked.password_ok {
+        tracing::info!(user = user.id.0, "admin step-up: wrong password");
+        return Ok(false);
+    }
+    checked.succeeded().await;
+    Ok(true)
+}
+
+/// Step-up for the actions that answer a wrong password with `403 forbidden`.
+pub(crate) async fn require_password(step_up: &StepUp<'_>, password: &str) -> Result<(), AdminError> {
+    if confirm_password(step_up, password).await? {
+        Ok(())
+    } else {
+        Err(AdminError::Forbidden("the current password is wrong".to_owned()))
     }
 }
 
 /// Creates (or replaces) the principal's API key; the plaintext is returned once.
 pub async fn create_api_key(
     uow: &dyn UnitOfWork,
-    users: &dyn AdminUsers,
-    principal: &AdminPrincipal,
+    step_up: &StepUp<'_>,
     password: &str,
 ) -> Result<(AdminApiKeySecret, AdminApiKey), AdminError> {
-    confirm_password(users, principal, password).await?;
+    require_password(step_up, password).await?;
+    let principal = step_up.principal;
     let secret = generate_admin_api_key();
     let key = AdminApiKey { hash: secret.hash(), prefix: secret.display_prefix() };
     let mut tx = uow.begin().await?;
@@ -68,29 +90,71 @@ pub async fn delete_api_key(uow: &dyn UnitOfWork, principal: &AdminPrincipal) ->
     Ok(())
 }
 
-/// Changes the principal's password and revokes their other sessions.
+/// A password change: how many other sessions ended, and the session that replaces the
+/// changing one (its token goes into the cookie, once).
+pub struct PasswordChanged {
+    pub revoked_sessions: u32,
+    pub session: Option<(String, AdminSession)>,
+}
+
+/// Changes the principal's password. The current password is a step-up (counted like a
+/// login); the new one is hashed under the same hashing permit. Every session of the admin
+/// ends; a cookie session that made the change is replaced by a new one (new token, same CSRF
+/// token and absolute expiry) carrying the new credential stamp.
 pub async fn change_password(
     uow: &dyn UnitOfWork,
-    users: &dyn AdminUsers,
     sessions: &dyn AdminSessions,
-    principal: &AdminPrincipal,
+    standings: &AdminStandings,
+    step_up: &StepUp<'_>,
     current: &str,
     new: &str,
-) -> Result<u32, AdminError> {
+    now: OffsetDateTime,
+) -> Result<PasswordChanged, AdminError> {
     check_password_policy("newPassword", new)?;
-    let user = users.get_admin_user(principal.user_id).await?;
-    if user.password_hash.is_some() && !verify_password(current, user.password_hash.as_ref()).await {
+    let principal = step_up.principal;
+    let user = step_up.users.get_admin_user(principal.user_id).await?;
+    let checked = step_up.guard.check(step_up.origin, &user.username, user.password_hash.as_ref(), current).await?;
+    if user.password_hash.is_some() && !checked.password_ok {
         return Err(AdminError::invalid("currentPassword", "is wrong"));
     }
-    let hash = hash_password(new).await?;
+    let hash = checked.hash(new).await?;
+    checked.succeeded().await;
     let mut tx = uow.begin().await?;
     tx.set_admin_password(principal.user_id, &hash).await?;
     let target = Some(principal.user_id.0.to_string());
     tx.commit(AuditEntry::new(principal.actor(), "admin_user.password_change", "admin_user", target, json!({})))
         .await?;
-    let keep = match &principal.method {
-        AuthMethod::Session { session_id, .. } => Some(session_id.as_str()),
+    standings.forget();
+    let session = match &principal.method {
+        AuthMethod::Session { session_id, .. } => {
+            let stamp = credential_stamp(Some(&hash));
+            replace_session(sessions, principal.user_id, session_id, stamp, now).await?
+        }
         AuthMethod::ApiKey => None,
     };
-    Ok(sessions.revoke_user_sessions(principal.user_id, keep).await?)
+    let keep = session.as_ref().map(|(_, s)| s.id.as_str());
+    let revoked = sessions.revoke_user_sessions(principal.user_id, keep).await?;
+    // The replaced session is not one of the "other" sessions.
+    let revoked_sessions = if session.is_some() { revoked.saturating_sub(1) } else { revoked };
+    Ok(PasswordChanged { revoked_sessions, session })
+}
+
+/// A new session in place of `id`: new token and id, `stamp`, created now; CSRF token, idle
+/// and absolute expiry carried over. `None` when `id` is gone.
+async fn replace_session(
+    sessions: &dyn AdminSessions,
+    user: AdminUserId,
+    id: &str,
+    stamp: String,
+    now: OffsetDateTime,
+) -> Result<Option<(String, AdminSession)>, AdminError> {
+    let Some(old) = sessions.list_user_sessions(user, now).await?.into_iter().find(|s| s.id == id) else {
+        return Ok(None);
+    };
+    let token = random_token();
+    let hash = session_token_hash(&token);
+    let session =
+        AdminSession { id: hash.public_id(), created_at: now, last_seen_at: now, credential_stamp: stamp, ..old };
+    sessions.create_session(&hash, &session).await?;
+    Ok(Some((token, session)))
 }

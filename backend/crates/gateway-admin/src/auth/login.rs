@@ -3,11 +3,12 @@
 use time::OffsetDateTime;
 
 use crate::admin_user::AdminUserRecord;
+use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
+use crate::auth::standing::{AdminStandings, Verdict, credential_stamp};
 use crate::auth::two_factor::accept_code;
-use crate::auth::{AuthPolicy, random_token, session_token_hash};
+use crate::auth::{AdminPrincipal, AuthMethod, AuthPolicy, random_token, session_token_hash};
 use crate::error::AdminError;
-use crate::passwords::verify_password;
-use crate::ports::{AdminSession, AdminSessions, AdminUsers, LoginThrottle};
+use crate::ports::{AdminSession, AdminSessions, AdminUsers};
 
 /// What the client sent.
 pub struct LoginAttempt {
@@ -15,51 +16,35 @@ pub struct LoginAttempt {
     pub password: String,
     /// The current TOTP code; needed when the user has TOTP enabled.
     pub totp: Option<String>,
-    /// The client address as the server sees it (or from a trusted proxy header).
-    pub ip: Option<String>,
+    pub origin: ClientOrigin,
     pub user_agent: Option<String>,
 }
 
-/// A successful login: the session token goes into the cookie, once.
+/// A successful login: the session token goes into the cookie, once, and a new device cookie
+/// (for the next logins of this browser) into another.
 pub struct LoginOutcome {
     pub token: String,
     pub session: AdminSession,
     pub user: AdminUserRecord,
-}
-
-fn subjects(attempt: &LoginAttempt) -> [(String, bool); 2] {
-    [
-        (format!("ip:{}", attempt.ip.as_deref().unwrap_or("unknown")), true),
-        (format!("user:{}", attempt.username.trim().to_lowercase()), false),
-    ]
+    pub device_cookie: String,
 }
 
 pub async fn login(
     users: &dyn AdminUsers,
     sessions: &dyn AdminSessions,
-    throttle: &dyn LoginThrottle,
+    guard: &PasswordGuard,
     policy: &AuthPolicy,
     attempt: LoginAttempt,
     now: OffsetDateTime,
 ) -> Result<LoginOutcome, AdminError> {
-    let subjects = subjects(&attempt);
-    for (subject, is_ip) in &subjects {
-        let limit = if *is_ip { policy.max_failures_per_ip } else { policy.max_failures_per_user };
-        let count = throttle.login_failures(subject).await?;
-        if count.failures >= limit {
-            return Err(AdminError::RateLimited { retry_after_seconds: count.resets_in.as_secs().max(1) });
-        }
-    }
     let user = users.find_admin_by_username(attempt.username.trim()).await?;
     let hash = user.as_ref().filter(|u| u.enabled).and_then(|u| u.password_hash.as_ref());
-    let verified = verify_password(&attempt.password, hash).await;
+    let checked = guard.check(&attempt.origin, &attempt.username, hash, &attempt.password).await?;
+    let ip = attempt.origin.ip.as_deref().unwrap_or("unknown");
     let user = match user {
-        Some(user) if verified => user,
+        Some(user) if checked.password_ok => user,
         _ => {
-            for (subject, _) in &subjects {
-                throttle.record_login_failure(subject, policy.failure_window).await?;
-            }
-            tracing::info!(ip = attempt.ip.as_deref().unwrap_or("unknown"), "admin login failed");
+            tracing::info!(ip, "admin login failed");
             return Err(AdminError::InvalidCredentials);
         }
     };
@@ -67,22 +52,21 @@ pub async fn login(
         // The password was right. Without a code, say a code is needed (not counted: it is the
         // dashboard's first step); a wrong or replayed code counts like a wrong password.
         let Some(code) = attempt.totp.as_deref().filter(|c| !c.trim().is_empty()) else {
+            checked.succeeded().await;
             return Err(AdminError::TotpRequired);
         };
         let secret = users.admin_totp_secret(user.id).await?;
         let accepted = match &secret {
-            Some(secret) => accept_code(throttle, user.id, secret, code, now).await?.is_some(),
+            Some(secret) => accept_code(guard.throttle(), user.id, secret, code, now).await?.is_some(),
             None => false,
         };
         if !accepted {
-            for (subject, _) in &subjects {
-                throttle.record_login_failure(subject, policy.failure_window).await?;
-            }
-            tracing::info!(ip = attempt.ip.as_deref().unwrap_or("unknown"), "admin login: wrong TOTP code");
+            // `checked` is dropped counted: a wrong code is a failed attempt.
+            tracing::info!(ip, "admin login: wrong TOTP code");
             return Err(AdminError::TotpInvalid);
         }
     }
-    throttle.clear_login_failures(&subjects[1].0).await?;
+    checked.succeeded().await;
     let token = random_token();
     let hash = session_token_hash(&token);
     let absolute = now + policy.session_absolute;
@@ -95,25 +79,70 @@ pub async fn login(
         last_seen_at: now,
         idle_expires_at: (now + policy.session_idle).min(absolute),
         absolute_expires_at: absolute,
-        ip: attempt.ip,
+        ip: attempt.origin.ip,
         user_agent: attempt.user_agent.map(|ua| ua.chars().take(256).collect()),
+        credential_stamp: credential_stamp(user.password_hash.as_ref()),
     };
     sessions.create_session(&hash, &session).await?;
     users.record_admin_login(user.id, now).await?;
     let mut user = user;
     user.last_login_at = Some(now);
     tracing::info!(user = user.id.0, session = %session.id, "admin logged in");
-    Ok(LoginOutcome { token, session, user })
+    let device_cookie = guard.devices().issue(&user.username, now);
+    Ok(LoginOutcome { token, session, user, device_cookie })
 }
 
-/// The live session of a cookie token, its idle expiry extended.
+/// The live session of a cookie token, its idle expiry extended — if its admin is still
+/// enabled and has the credentials the session logged in with. Otherwise the session ends:
+/// every session of a disabled or deleted admin, every session from before a password change.
 pub async fn authenticate_session(
     sessions: &dyn AdminSessions,
+    standings: &AdminStandings,
     policy: &AuthPolicy,
     token: &str,
     now: OffsetDateTime,
 ) -> Result<Option<AdminSession>, AdminError> {
-    Ok(sessions.touch_session(&session_token_hash(token), now, policy.session_idle).await?)
+    let hash = session_token_hash(token);
+    let Some(session) = sessions.touch_session(&hash, now, policy.session_idle).await? else { return Ok(None) };
+    match standings.verdict(&session).await? {
+        Verdict::Admitted => Ok(Some(session)),
+        Verdict::AdminGone => {
+            let ended = sessions.revoke_user_sessions(session.user_id, None).await?;
+            tracing::info!(user = session.user_id.0, ended, "admin disabled or deleted: sessions ended");
+            Ok(None)
+        }
+        Verdict::CredentialsChanged { current } => {
+            sessions.revoke_session(&hash).await?;
+            let mut ended = 1;
+            for stale in sessions.list_user_sessions(session.user_id, now).await? {
+                if stale.credential_stamp != current && sessions.revoke_user_session(session.user_id, &stale.id).await?
+                {
+                    ended += 1;
+                }
+            }
+            tracing::info!(user = session.user_id.0, ended, "admin password changed: older sessions ended");
+            Ok(None)
+        }
+    }
+}
+
+/// Whether a principal authenticated earlier (a long-lived request: the live event stream) is
+/// still signed in: its session is live — without extending it — and its admin's standing
+/// admits it; for an API key, the admin is still enabled.
+pub async fn still_signed_in(
+    sessions: &dyn AdminSessions,
+    standings: &AdminStandings,
+    principal: &AdminPrincipal,
+    now: OffsetDateTime,
+) -> Result<bool, AdminError> {
+    match &principal.method {
+        AuthMethod::Session { session_id, .. } => {
+            let live = sessions.list_user_sessions(principal.user_id, now).await?;
+            let Some(session) = live.into_iter().find(|s| &s.id == session_id) else { return Ok(false) };
+            Ok(standings.verdict(&session).await? == Verdict::Admitted)
+        }
+        AuthMethod::ApiKey => standings.enabled(principal.user_id).await,
+    }
 }
 
 pub async fn logout(sessions: &dyn AdminSessions, token: &str) -> Result<(), AdminError> {

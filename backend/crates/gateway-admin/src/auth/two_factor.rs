@@ -11,11 +11,11 @@ use time::OffsetDateTime;
 
 use crate::admin_user::{TotpChange, TotpSecret};
 use crate::audit::AuditEntry;
-use crate::auth::api_keys::confirm_password;
+use crate::auth::api_keys::{StepUp, require_password};
+use crate::auth::password_guard::{ClientOrigin, PasswordGuard};
 use crate::auth::totp::{self, DRIFT_STEPS, STEP_SECONDS};
-use crate::auth::{AdminPrincipal, AuthMethod, AuthPolicy};
+use crate::auth::{AdminPrincipal, AuthMethod};
 use crate::error::AdminError;
-use crate::passwords::verify_password;
 use crate::ports::{AdminSessions, AdminUsers, LoginThrottle, UnitOfWork};
 
 /// The ports the second-factor use cases need.
@@ -23,8 +23,8 @@ pub struct TwoFactorPorts<'a> {
     pub uow: &'a dyn UnitOfWork,
     pub users: &'a dyn AdminUsers,
     pub sessions: &'a dyn AdminSessions,
-    pub throttle: &'a dyn LoginThrottle,
-    pub policy: &'a AuthPolicy,
+    /// Counts password and code attempts (the login limits) and keeps the used-code markers.
+    pub guard: &'a PasswordGuard,
 }
 
 /// A started enrollment: the secret and its provisioning URI, returned once.
@@ -62,10 +62,11 @@ fn audit(principal: &AdminPrincipal, action: &str) -> AuditEntry {
 pub async fn enroll_totp(
     ports: &TwoFactorPorts<'_>,
     principal: &AdminPrincipal,
+    origin: &ClientOrigin,
     password: &str,
 ) -> Result<TotpEnrollment, AdminError> {
     let (uow, users) = (ports.uow, ports.users);
-    confirm_password(users, principal, password).await?;
+    require_password(&StepUp { users, guard: ports.guard, principal, origin }, password).await?;
     let user = users.get_admin_user(principal.user_id).await?;
     if user.totp_enabled {
         return Err(AdminError::Conflict("TOTP is already enabled; disable it first".to_owned()));
@@ -86,7 +87,7 @@ pub async fn confirm_totp(
     code: &str,
     now: OffsetDateTime,
 ) -> Result<u32, AdminError> {
-    let (uow, users, sessions, throttle) = (ports.uow, ports.users, ports.sessions, ports.throttle);
+    let (uow, users, sessions, throttle) = (ports.uow, ports.users, ports.sessions, ports.guard.throttle());
     let user = users.get_admin_user(principal.user_id).await?;
     if user.totp_enabled {
         return Err(AdminError::Conflict("TOTP is already enabled".to_owned()));
@@ -111,35 +112,31 @@ pub async fn confirm_totp(
     Ok(sessions.revoke_user_sessions(principal.user_id, keep).await?)
 }
 
-/// Disables TOTP (or drops a pending enrollment). Needs the password and a current code; a
-/// wrong one counts as a failed login for the username, and at the limit the call is refused.
+/// Disables TOTP (or drops a pending enrollment). Needs the password and a current code; the
+/// attempt is counted against the login limits (refused at a limit before anything is
+/// checked) and stays counted when the password or the code is wrong.
 pub async fn disable_totp(
     ports: &TwoFactorPorts<'_>,
     principal: &AdminPrincipal,
+    origin: &ClientOrigin,
     password: &str,
     code: &str,
     now: OffsetDateTime,
 ) -> Result<(), AdminError> {
-    let (uow, users, throttle, policy) = (ports.uow, ports.users, ports.throttle, ports.policy);
+    let (uow, users, guard) = (ports.uow, ports.users, ports.guard);
     let user = users.get_admin_user(principal.user_id).await?;
-    let subject = format!("user:{}", user.username.trim().to_lowercase());
-    let count = throttle.login_failures(&subject).await?;
-    if count.failures >= policy.max_failures_per_user {
-        return Err(AdminError::RateLimited { retry_after_seconds: count.resets_in.as_secs().max(1) });
-    }
     let secret = users
         .admin_totp_secret(principal.user_id)
         .await?
         .ok_or_else(|| AdminError::Conflict("TOTP is not enabled".to_owned()))?;
-    let password_ok = user.password_hash.is_none() || verify_password(password, user.password_hash.as_ref()).await;
-    if !password_ok {
-        throttle.record_login_failure(&subject, policy.failure_window).await?;
+    let checked = guard.check(origin, &user.username, user.password_hash.as_ref(), password).await?;
+    if user.password_hash.is_some() && !checked.password_ok {
         return Err(AdminError::Forbidden("the current password is wrong".to_owned()));
     }
-    if accept_code(throttle, principal.user_id, &secret, code, now).await?.is_none() {
-        throttle.record_login_failure(&subject, policy.failure_window).await?;
+    if accept_code(guard.throttle(), principal.user_id, &secret, code, now).await?.is_none() {
         return Err(AdminError::invalid("code", "is wrong or was already used"));
     }
+    checked.succeeded().await;
     let mut tx = uow.begin().await?;
     tx.set_admin_totp(principal.user_id, TotpChange::Clear).await?;
     tx.commit(audit(principal, "admin_user.totp_disable")).await?;

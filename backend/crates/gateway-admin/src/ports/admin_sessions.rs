@@ -53,6 +53,11 @@ pub struct AdminSession {
     pub absolute_expires_at: OffsetDateTime,
     pub ip: Option<String>,
     pub user_agent: Option<String>,
+    /// The admin's credential stamp at login (`auth::standing::credential_stamp`); a session
+    /// whose stamp is no longer the admin's ends. Empty (a session stored before stamps
+    /// existed) never matches.
+    #[serde(default)]
+    pub credential_stamp: String,
 }
 
 impl std::fmt::Debug for AdminSession {

@@ -1,4 +1,8 @@
-//! Failed-login counters for rate limiting (coordination storage, fixed windows).
+//! Password-attempt counters for the login limits (coordination storage, fixed windows).
+//!
+//! An attempt is counted *before* its password is checked, atomically, so concurrent guesses
+//! each see their own count; an attempt that succeeds (or that another limit refused) is
+//! taken back with [`LoginThrottle::uncount_attempt`]. What remains counted are the failures.
 
 use std::time::Duration;
 
@@ -6,7 +10,7 @@ use async_trait::async_trait;
 
 use gateway_core::coordination::CoordinationError;
 
-/// The failures counted in the current window and how long until the window ends.
+/// The attempts counted in the current window and how long until the window ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FailureCount {
     pub failures: u32,
@@ -15,11 +19,11 @@ pub struct FailureCount {
 
 #[async_trait]
 pub trait LoginThrottle: Send + Sync {
-    /// The count for `subject` (e.g. `ip:127.0.0.1`, `user:admin`); zero when no window runs.
-    async fn login_failures(&self, subject: &str) -> Result<FailureCount, CoordinationError>;
-    /// Counts one failure; the first failure opens a window of `window`.
-    async fn record_login_failure(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError>;
-    async fn clear_login_failures(&self, subject: &str) -> Result<(), CoordinationError>;
+    /// Counts one attempt for `subject` (e.g. `ip:127.0.0.1`, `untrusted:admin`) in one atomic
+    /// step and returns the count including it; the first attempt opens a window of `window`.
+    async fn count_attempt(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError>;
+    /// Takes one counted attempt of `subject` back; never below zero, never opens a window.
+    async fn uncount_attempt(&self, subject: &str) -> Result<(), CoordinationError>;
     /// Marks `marker` used for `ttl`; `true` only for the first call (a TOTP code is accepted
     /// once per user and step).
     async fn claim_once(&self, marker: &str, ttl: Duration) -> Result<bool, CoordinationError>;

@@ -6,9 +6,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::admin_user::AdminUserRecord;
-use gateway_admin::auth::api_keys::{change_password, create_api_key, delete_api_key};
+use gateway_admin::auth::api_keys::{StepUp as StepUpPorts, change_password, create_api_key, delete_api_key};
 use gateway_admin::auth::{
-    AdminPrincipal, AuthMethod, LoginAttempt, login as login_use_case, logout as logout_use_case,
+    AdminPrincipal, AuthMethod, ClientOrigin, LoginAttempt, login as login_use_case, logout as logout_use_case,
 };
 use gateway_admin::ports::AdminSession;
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,9 @@ use utoipa_axum::routes;
 use crate::admin::AdminApi;
 use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{JsonBody, Peer};
-use crate::admin::session_auth::{SESSION_COOKIE, client_ip, cookie, secure_cookies, session_cookie};
+use crate::admin::session_auth::{
+    SESSION_COOKIE, client_origin, cookie, device_cookie, secure_cookies, session_cookie,
+};
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
@@ -102,9 +104,11 @@ pub struct LoginResponse {
     pub session: SessionView,
 }
 
-/// Logs in with username and password; sets the `sb_admin_session` cookie (HttpOnly,
-/// SameSite=Strict, Secure behind TLS). Failed attempts are rate limited per address and per
-/// username (429 with `Retry-After`).
+/// Logs in with username and password; sets the `sb_admin_session` cookie and a new
+/// `sb_admin_device` cookie (both HttpOnly, SameSite=Strict, Secure behind TLS). Attempts are
+/// counted per address and per device cookie (or, without a valid one, per username for all
+/// such clients) before the password is checked; at a limit, or while the password-hashing
+/// bound is full, the answer is 429 with `Retry-After`.
 #[utoipa::path(post, path = "/api/admin/auth/login", tag = "auth", security(()),
     request_body = LoginRequest,
     responses((status = 200, body = LoginResponse), (status = "4XX", body = ErrorBody)))]
@@ -118,25 +122,32 @@ pub async fn login(
         username: body.username,
         password: body.password,
         totp: body.totp,
-        ip: client_ip(&api, &headers, peer),
+        origin: client_origin(&api, &headers, peer),
         user_agent: headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
     };
     let ports = &api.ports;
     let outcome = login_use_case(
         ports.users.as_ref(),
         ports.sessions.as_ref(),
-        ports.throttle.as_ref(),
+        &api.guard,
         &api.config.policy,
         attempt,
         OffsetDateTime::now_utc(),
     )
     .await?;
+    let secure = secure_cookies(&api, &headers, peer);
     let max_age = (outcome.session.absolute_expires_at - outcome.session.created_at).whole_seconds();
-    let set_cookie = session_cookie(Some(&outcome.token), secure_cookies(&api, &headers), max_age);
+    let device_max_age = api.guard.devices().lifetime().as_secs();
+    let set_cookies = [
+        session_cookie(Some(&outcome.token), secure, max_age),
+        device_cookie(&outcome.device_cookie, secure, device_max_age),
+    ];
     let body = LoginResponse { user: AdminUserView::from(&outcome.user), session: SessionView::from(&outcome.session) };
     let mut response = Json(body).into_response();
-    if let Ok(value) = HeaderValue::from_str(&set_cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
+    for set_cookie in set_cookies {
+        if let Ok(value) = HeaderValue::from_str(&set_cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
     }
     Ok(response)
 }
@@ -178,12 +189,12 @@ pub async fn current_session(
 /// Revokes the current session and clears the cookie.
 #[utoipa::path(post, path = "/api/admin/auth/logout", tag = "auth",
     responses((status = 204, description = "logged out"), (status = "4XX", body = ErrorBody)))]
-pub async fn logout(State(api): State<AdminApi>, headers: HeaderMap) -> ApiResult<Response> {
+pub async fn logout(State(api): State<AdminApi>, Peer(peer): Peer, headers: HeaderMap) -> ApiResult<Response> {
     if let Some(token) = cookie(&headers, SESSION_COOKIE) {
         logout_use_case(api.ports.sessions.as_ref(), &token).await?;
     }
     let mut response = no_content();
-    if let Ok(value) = HeaderValue::from_str(&session_cookie(None, secure_cookies(&api, &headers), 0)) {
+    if let Ok(value) = HeaderValue::from_str(&session_cookie(None, secure_cookies(&api, &headers, peer), 0)) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     Ok(response)
@@ -275,27 +286,39 @@ pub struct PasswordChange {
 pub struct PasswordChanged {
     /// The admin's other sessions, revoked by the change.
     pub revoked_sessions: u32,
+    /// The session that replaces the current one (a cookie session): a new
+    /// `sb_admin_session` cookie is set, the CSRF token stays. Absent for API-key requests.
+    pub session: Option<SessionView>,
 }
 
-/// Changes the current admin's password (audited) and revokes their other sessions.
+/// Changes the current admin's password (audited). Every session of the admin ends; a cookie
+/// session that made the change is replaced by a new one (new cookie, same CSRF token).
 #[utoipa::path(post, path = "/api/admin/auth/password", tag = "auth", request_body = PasswordChange,
     responses((status = 200, body = PasswordChanged), (status = "4XX", body = ErrorBody)))]
 pub async fn change_own_password(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
+    Peer(peer): Peer,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<PasswordChange>,
-) -> ApiResult<Json<PasswordChanged>> {
+) -> ApiResult<Response> {
     let p = &api.ports;
-    let revoked = change_password(
-        p.uow.as_ref(),
-        p.users.as_ref(),
-        p.sessions.as_ref(),
-        &principal,
-        &body.current_password,
-        &body.new_password,
-    )
-    .await?;
-    Ok(Json(PasswordChanged { revoked_sessions: revoked }))
+    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
+    let (current, new, now) = (&body.current_password, &body.new_password, OffsetDateTime::now_utc());
+    let changed =
+        change_password(p.uow.as_ref(), p.sessions.as_ref(), &api.standings, &step_up, current, new, now).await?;
+    let view = changed.session.as_ref().map(|(_, session)| SessionView::from(session));
+    let mut response =
+        Json(PasswordChanged { revoked_sessions: changed.revoked_sessions, session: view }).into_response();
+    if let Some((token, session)) = &changed.session {
+        let max_age = (session.absolute_expires_at - now).whole_seconds();
+        let set_cookie = session_cookie(Some(token), secure_cookies(&api, &headers, peer), max_age);
+        if let Ok(value) = HeaderValue::from_str(&set_cookie) {
+            response.headers_mut().insert(header::SET_COOKIE, value);
+        }
+    }
+    Ok(response)
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -319,10 +342,12 @@ pub struct CreatedApiKey {
 pub async fn create_own_api_key(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Response> {
-    let (secret, key) =
-        create_api_key(api.ports.uow.as_ref(), api.ports.users.as_ref(), &principal, &body.password).await?;
+    let p = &api.ports;
+    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
+    let (secret, key) = create_api_key(p.uow.as_ref(), &step_up, &body.password).await?;
     let body = CreatedApiKey { api_key: secret.expose().to_owned(), prefix: key.prefix };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }

@@ -12,15 +12,19 @@
 //! - `error` `{code, message}` — one poll failed; the stream continues.
 //!
 //! Keep-alive comments every 15 s. No `Last-Event-ID` resume yet: a client reconnects and
-//! refetches what it shows.
+//! refetches what it shows. Before every poll the stream checks that its session is still live
+//! and its admin still admitted (`gateway_admin::auth::still_signed_in`, without extending the
+//! session); when not, the stream ends (a reconnect then gets 401).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
+use gateway_admin::auth::{AdminPrincipal, still_signed_in};
 use gateway_core::coordination::{ChangeEvent, ChangeSubscription};
 use gateway_core::domain::AccountId;
 use gateway_core::snapshot::resolve_account_state;
@@ -40,6 +44,7 @@ pub fn routes() -> OpenApiRouter<AdminApi> {
 
 struct LiveState {
     api: AdminApi,
+    principal: AdminPrincipal,
     subscription: Option<ChangeSubscription>,
     tick: tokio::time::Interval,
     accounts: HashMap<i64, Value>,
@@ -52,6 +57,12 @@ fn event(name: &str, data: &Value) -> Event {
 }
 
 impl LiveState {
+    /// A failed check (Redis or PostgreSQL down) ends the stream too: it fails closed.
+    async fn signed_in(&self) -> bool {
+        let (sessions, now) = (self.api.ports.sessions.as_ref(), OffsetDateTime::now_utc());
+        still_signed_in(sessions, &self.api.standings, &self.principal, now).await.unwrap_or(false)
+    }
+
     async fn poll(&mut self) {
         if let Err((code, message)) = self.poll_accounts().await {
             self.pending.push_back(event("error", &json!({"code": code, "message": message})));
@@ -131,7 +142,12 @@ impl LiveState {
                     Some(ChangeEvent::Resync) => self.pending.push_back(event("resync", &json!({}))),
                     None => self.subscription = None,
                 },
-                _ = self.tick.tick() => self.poll().await,
+                _ = self.tick.tick() => {
+                    if !self.signed_in().await {
+                        return None;
+                    }
+                    self.poll().await;
+                }
             }
         }
     }
@@ -142,7 +158,10 @@ impl LiveState {
     responses(
         (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, error", content_type = "text/event-stream"),
         (status = "4XX", body = ErrorBody)))]
-pub async fn events(State(api): State<AdminApi>) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+pub async fn events(
+    State(api): State<AdminApi>,
+    Extension(principal): Extension<AdminPrincipal>,
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let (revision, _) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
     let last_ops_id = api.ports.ops.latest_ops_event_id().await.map_err(gateway_admin::AdminError::from)?;
     // Without Redis the stream still polls; it only misses the faster revision notifications.
@@ -151,7 +170,7 @@ pub async fn events(State(api): State<AdminApi>) -> ApiResult<Sse<impl Stream<It
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut pending = VecDeque::new();
     pending.push_back(event("hello", &json!({"configRevision": revision.0})));
-    let state = LiveState { api, subscription, tick, accounts: HashMap::new(), last_ops_id, pending };
+    let state = LiveState { api, principal, subscription, tick, accounts: HashMap::new(), last_ops_id, pending };
     let stream = futures_util::stream::unfold(state, LiveState::next_event);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

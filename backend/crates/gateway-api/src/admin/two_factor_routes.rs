@@ -7,9 +7,9 @@
 use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
-use gateway_admin::auth::AdminPrincipal;
 use gateway_admin::auth::totp::base32;
 use gateway_admin::auth::two_factor::{TwoFactorPorts, confirm_totp, disable_totp, enroll_totp};
+use gateway_admin::auth::{AdminPrincipal, ClientOrigin};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -27,13 +27,7 @@ pub fn routes() -> OpenApiRouter<AdminApi> {
 
 fn ports(api: &AdminApi) -> TwoFactorPorts<'_> {
     let p = &api.ports;
-    TwoFactorPorts {
-        uow: p.uow.as_ref(),
-        users: p.users.as_ref(),
-        sessions: p.sessions.as_ref(),
-        throttle: p.throttle.as_ref(),
-        policy: &api.config.policy,
-    }
+    TwoFactorPorts { uow: p.uow.as_ref(), users: p.users.as_ref(), sessions: p.sessions.as_ref(), guard: &api.guard }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -55,9 +49,10 @@ pub struct TotpEnrollmentView {
 pub async fn enroll(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Json<TotpEnrollmentView>> {
-    let enrollment = enroll_totp(&ports(&api), &principal, &body.password).await?;
+    let enrollment = enroll_totp(&ports(&api), &principal, &origin, &body.password).await?;
     Ok(Json(TotpEnrollmentView {
         otpauth_uri: enrollment.otpauth_uri,
         secret: base32(enrollment.secret.expose()),
@@ -106,14 +101,15 @@ pub struct TotpDisable {
 }
 
 /// Turns TOTP off (or drops a pending enrollment); needs the password and a current code.
-/// Wrong ones count as failed logins of the username (`429` at the limit). Audited.
+/// Counted against the login limits like a login (`429` at a limit). Audited.
 #[utoipa::path(post, path = "/api/admin/auth/totp/disable", tag = "auth", request_body = TotpDisable,
     responses((status = 204, description = "disabled"), (status = "4XX", body = ErrorBody)))]
 pub async fn disable(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<TotpDisable>,
 ) -> ApiResult<Response> {
-    disable_totp(&ports(&api), &principal, &body.password, &body.code, OffsetDateTime::now_utc()).await?;
+    disable_totp(&ports(&api), &principal, &origin, &body.password, &body.code, OffsetDateTime::now_utc()).await?;
     Ok(no_content())
 }

@@ -1,4 +1,5 @@
-//! [`LoginThrottle`] in process: a count and a window end per subject.
+//! [`LoginThrottle`] in process: a count and a window end per subject (the same contract as
+//! the Redis scripts, each operation one critical section).
 
 use std::time::Duration;
 
@@ -12,17 +13,7 @@ use super::MemoryCoordination;
 
 #[async_trait]
 impl LoginThrottle for MemoryCoordination {
-    async fn login_failures(&self, subject: &str) -> Result<FailureCount, CoordinationError> {
-        let (state, now) = self.lock();
-        Ok(match state.login_failures.get(subject) {
-            Some((failures, ends)) if *ends > now => {
-                FailureCount { failures: *failures, resets_in: Duration::from_millis(ends - now) }
-            }
-            _ => FailureCount { failures: 0, resets_in: Duration::ZERO },
-        })
-    }
-
-    async fn record_login_failure(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError> {
+    async fn count_attempt(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError> {
         let (mut state, now) = self.lock();
         let entry = state.login_failures.entry(subject.to_owned()).or_insert((0, 0));
         if entry.1 <= now {
@@ -32,9 +23,15 @@ impl LoginThrottle for MemoryCoordination {
         Ok(FailureCount { failures: entry.0, resets_in: Duration::from_millis(entry.1 - now) })
     }
 
-    async fn clear_login_failures(&self, subject: &str) -> Result<(), CoordinationError> {
-        let (mut state, _) = self.lock();
-        state.login_failures.remove(subject);
+    async fn uncount_attempt(&self, subject: &str) -> Result<(), CoordinationError> {
+        let (mut state, now) = self.lock();
+        match state.login_failures.get_mut(subject) {
+            Some((failures, ends)) if *ends > now && *failures > 1 => *failures -= 1,
+            Some(_) => {
+                state.login_failures.remove(subject);
+            }
+            None => {}
+        }
         Ok(())
     }
 

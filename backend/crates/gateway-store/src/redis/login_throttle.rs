@@ -1,6 +1,7 @@
 //! [`LoginThrottle`] over Redis: one counter per subject, `P:admin:login:{<sha256 hex>}`, in a
-//! fixed window that the first failure opens (`SET NX PX`, then `INCR`); once-markers (a TOTP
-//! step used) as `P:admin:once:{<sha256 hex>}` with `SET NX PX`.
+//! fixed window that the first attempt opens; counting and taking back are one script each
+//! (`login_count`, `login_uncount`), so concurrent attempts each get their own count.
+//! Once-markers (a TOTP step used) are `P:admin:once:{<sha256 hex>}` with `SET NX PX`.
 
 use std::time::Duration;
 
@@ -13,48 +14,33 @@ use gateway_core::coordination::affinity::hex;
 use gateway_core::coordination::time::duration_millis;
 
 use super::RedisCoordination;
+use super::reply::Reply;
 
 impl RedisCoordination {
     fn login_key(&self, subject: &str) -> String {
         format!("{}:admin:login:{{{}}}", self.settings.prefix, hex(&Sha256::digest(subject.as_bytes())))
     }
-
-    async fn remaining(&self, key: &str) -> Result<Duration, CoordinationError> {
-        let mut pttl = ::redis::cmd("PTTL");
-        pttl.arg(key);
-        let ms: i64 = self.connection.query(&pttl).await?;
-        Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
-    }
 }
 
 #[async_trait]
 impl LoginThrottle for RedisCoordination {
-    async fn login_failures(&self, subject: &str) -> Result<FailureCount, CoordinationError> {
-        let key = self.login_key(subject);
-        let mut get = ::redis::cmd("GET");
-        get.arg(&key);
-        let count: Option<u32> = self.connection.query(&get).await?;
-        match count {
-            None | Some(0) => Ok(FailureCount { failures: 0, resets_in: Duration::ZERO }),
-            Some(failures) => Ok(FailureCount { failures, resets_in: self.remaining(&key).await? }),
-        }
+    async fn count_attempt(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError> {
+        let script = &self.scripts.login_count;
+        let value = script
+            .call()
+            .key(self.login_key(subject))
+            .arg(duration_millis(window).max(1))
+            .invoke(&self.connection)
+            .await?;
+        let mut reply = Reply::new(script.name, value)?;
+        let failures = reply.u32()?;
+        let resets_in = Duration::from_millis(reply.u64()?);
+        Ok(FailureCount { failures, resets_in })
     }
 
-    async fn record_login_failure(&self, subject: &str, window: Duration) -> Result<FailureCount, CoordinationError> {
-        let key = self.login_key(subject);
-        let mut open = ::redis::cmd("SET");
-        open.arg(&key).arg(0).arg("PX").arg(duration_millis(window).max(1)).arg("NX");
-        self.connection.query::<Option<String>>(&open).await?;
-        let mut incr = ::redis::cmd("INCR");
-        incr.arg(&key);
-        let failures: u32 = self.connection.query(&incr).await?;
-        Ok(FailureCount { failures, resets_in: self.remaining(&key).await? })
-    }
-
-    async fn clear_login_failures(&self, subject: &str) -> Result<(), CoordinationError> {
-        let mut del = ::redis::cmd("DEL");
-        del.arg(self.login_key(subject));
-        self.connection.query::<i64>(&del).await.map(drop)
+    async fn uncount_attempt(&self, subject: &str) -> Result<(), CoordinationError> {
+        let script = &self.scripts.login_uncount;
+        script.call().key(self.login_key(subject)).invoke(&self.connection).await.map(drop)
     }
 
     async fn claim_once(&self, marker: &str, ttl: Duration) -> Result<bool, CoordinationError> {

@@ -59,6 +59,8 @@ pub(crate) struct Scripts {
     pub(crate) lease_renew: LuaScript,
     pub(crate) lease_release: LuaScript,
     pub(crate) period_claim: LuaScript,
+    pub(crate) login_count: LuaScript,
+    pub(crate) login_uncount: LuaScript,
 }
 
 impl Scripts {
@@ -90,6 +92,8 @@ impl Scripts {
             lease_renew: script!("lease_renew"),
             lease_release: script!("lease_release"),
             period_claim: script!("period_claim"),
+            login_count: script!("login_count"),
+            login_uncount: script!("login_uncount"),
         }
     }
 }

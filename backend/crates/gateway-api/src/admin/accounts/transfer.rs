@@ -5,8 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use gateway_admin::account_import::preview_import;
-use gateway_admin::auth::{AdminPrincipal, AuthMethod};
-use gateway_admin::passwords::verify_password;
+use gateway_admin::auth::api_keys::{StepUp, confirm_password};
+use gateway_admin::auth::{AdminPrincipal, ClientOrigin};
 use gateway_core::domain::{AccountId, ProviderKind};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -150,16 +150,14 @@ pub struct ExportBundle {
 pub async fn export_accounts(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
+    Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<ExportRequest>,
 ) -> ApiResult<Json<ExportBundle>> {
     if !body.confirm {
         return Err(ApiFailure::invalid("confirm", "must be true: the export contains live credentials"));
     }
-    let user = api.ports.users.get_admin_user(principal.user_id).await.map_err(gateway_admin::AdminError::from)?;
-    let needs_password = user.password_hash.is_some() || matches!(principal.method, AuthMethod::Session { .. });
-    if needs_password
-        && !verify_password(body.password.as_deref().unwrap_or_default(), user.password_hash.as_ref()).await
-    {
+    let step_up = StepUp { users: api.ports.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
+    if !confirm_password(&step_up, body.password.as_deref().unwrap_or_default()).await? {
         return Err(ApiFailure::new(
             StatusCode::FORBIDDEN,
             "step_up_required",
