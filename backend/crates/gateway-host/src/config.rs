@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
-pub use load::{ConfigError, ConfigSource, env_name, load};
+pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
 
 /// The environment variable that names the configuration file.
 pub const CONFIG_FILE_ENV: &str = "SWITCHBOARD_CONFIG";

@@ -12,8 +12,8 @@ use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
-use gateway_host::{Config, FnWorker, Shutdown, WorkerRuntime};
-use provider_openai::OpenAiSettings;
+use gateway_host::{Config, ConfigError, FnWorker, Shutdown, WorkerRuntime};
+use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
 use super::accounts::{self, Accounts};
 use super::{StartError, Storage};
@@ -38,6 +38,34 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
     }
+}
+
+/// The configuration key a provider setting comes from.
+pub fn openai_setting_key(setting: OpenAiSetting) -> &'static str {
+    match setting {
+        OpenAiSetting::BackendUrl => "providers.openai.backend_url",
+        OpenAiSetting::AuthUrl => "providers.openai.auth_url",
+        OpenAiSetting::AppcastUrl => "providers.openai.appcast_url",
+        OpenAiSetting::Originator => "providers.openai.originator",
+        OpenAiSetting::ClientVersion | OpenAiSetting::UserAgent => "providers.openai.client_version",
+    }
+}
+
+/// A provider's refusal of a setting as the configuration error naming its key (exit code 2).
+pub fn invalid_setting(error: InvalidSetting) -> ConfigError {
+    ConfigError::invalid(openai_setting_key(error.setting), &error.reason)
+}
+
+/// The providers' own rules over their configuration (the upstream URL guard, header values),
+/// checked when the configuration is loaded: a bad upstream URL stops the process at start-up,
+/// before storage is opened, instead of giving a gateway whose every upstream call fails.
+pub fn check_provider_settings(config: &Config) -> Result<(), ConfigError> {
+    let settings = openai_settings(config);
+    settings.check().map_err(invalid_setting)?;
+    if let Some(url) = &config.providers.openai.appcast_url {
+        settings.check_appcast_url(url).map_err(invalid_setting)?;
+    }
+    Ok(())
 }
 
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {

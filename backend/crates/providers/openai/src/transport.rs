@@ -23,6 +23,7 @@ use crate::classify::{MAX_ERROR_BODY, classify};
 use crate::credential::OpenAiCredential;
 use crate::rate_limits;
 use crate::request_profile::ProfileHolder;
+use crate::upstream_url::UrlRefused;
 
 /// Parameters the Codex backend refuses with `Unsupported parameter`; dropped before sending.
 pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
@@ -69,19 +70,19 @@ pub struct Transport {
 }
 
 impl Transport {
+    /// The transport to `backend_url` (already through the SSRF guard). A URL the upstream
+    /// client cannot use is an error: there is no fallback address.
     pub fn new(
         backend_url: &str,
-        client: reqwest::Client,
         profile: ProfileHolder,
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
-    ) -> Self {
-        let _ = client;
-        let http = crate::http1::Http1Client::new(backend_url)
-            .unwrap_or_else(|_| crate::http1::Http1Client::new("http://127.0.0.1:9").expect("a fixed valid URL"));
-        let base_path =
-            backend_url.parse::<http::Uri>().map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default();
-        Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout }
+    ) -> Result<Self, UrlRefused> {
+        let refused = |reason| UrlRefused { url: backend_url.to_owned(), reason };
+        let http = crate::http1::Http1Client::new(backend_url).map_err(|_| refused("not usable by the HTTP client"))?;
+        let uri = backend_url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
+        let base_path = uri.path().trim_end_matches('/');
+        Ok(Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout })
     }
 
     /// The body as the backend requires it; every other byte stays the client's.
