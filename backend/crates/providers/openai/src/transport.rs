@@ -15,11 +15,10 @@ use gateway_protocol::SseFramer;
 use gateway_protocol::request::BodyEdit;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::http1::SendError;
 use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
-use crate::classify::{MAX_ERROR_BODY, classify};
+use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
 use crate::credential::OpenAiCredential;
 use crate::rate_limits;
 use crate::request_profile::ProfileHolder;
@@ -189,30 +188,7 @@ impl Transport {
                     "no upstream answer before the header timeout",
                 ));
             }
-            Ok(Err(SendError::NotSent(reason))) => {
-                tracing::debug!(%reason, "upstream connection failed");
-                return Err(AttemptFailure::new(
-                    FailureClass::ConnectFailed,
-                    SendState::NotSent,
-                    "cannot connect upstream",
-                ));
-            }
-            Ok(Err(SendError::LocalResources(reason))) => {
-                tracing::warn!(%reason, "the gateway is out of connection resources");
-                return Err(AttemptFailure::new(
-                    FailureClass::GatewayOverloaded,
-                    SendState::NotSent,
-                    "the gateway is out of connections",
-                ));
-            }
-            Ok(Err(SendError::Ambiguous(reason))) => {
-                tracing::debug!(%reason, "upstream exchange failed");
-                return Err(AttemptFailure::new(
-                    FailureClass::Ambiguous,
-                    SendState::Ambiguous,
-                    "the upstream connection failed after the request was written",
-                ));
-            }
+            Ok(Err(error)) => return Err(classify_transport(&error)),
             Ok(Ok(response)) => response,
         };
         let headers_time = started.elapsed();
@@ -248,8 +224,13 @@ impl Transport {
     }
 }
 
+/// The account's stored credential cannot be sent: the account's problem, not the upstream's.
 fn local_failure(message: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, message)
+    AttemptFailure::new(
+        FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
+        SendState::NotSent,
+        message,
+    )
 }
 
 /// Reads at most `limit` bytes of an error body (bounded in time too).

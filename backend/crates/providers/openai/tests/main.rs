@@ -2,6 +2,7 @@
 //! Redis where a test needs storage or coordination.
 
 mod catalog;
+mod classify;
 mod http1_client;
 mod oauth;
 mod quota;
