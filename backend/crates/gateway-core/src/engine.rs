@@ -8,6 +8,7 @@ pub mod affinity_hints;
 pub mod attempts;
 pub mod auth;
 pub mod candidates;
+pub mod circuit;
 pub mod continuation;
 pub mod delivery;
 pub mod failover;
@@ -24,7 +25,9 @@ use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
-use crate::coordination::{ContinuationPins, RequestSlots, SessionSignal, SignalSource};
+use crate::coordination::{
+    CircuitPolicy, ContinuationPins, ProviderCircuits, RequestSlots, SessionSignal, SignalSource,
+};
 use crate::domain::{RequestId, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
@@ -49,6 +52,17 @@ pub struct EngineSettings {
     pub request_deadline: Duration,
     /// How long a continuation pin lives (longer than any upstream socket).
     pub pin_ttl: Duration,
+    /// When a provider circuit opens and for how long.
+    pub circuit: CircuitPolicy,
+}
+
+impl EngineSettings {
+    /// How long a half-open probe blocks other requests if its outcome never comes back (its
+    /// replica died): past the longest wait for an upstream answer (headers, or a WebSocket's
+    /// connect and first frame).
+    pub fn probe_ttl(&self) -> Duration {
+        self.header_timeout + Duration::from_secs(30)
+    }
 }
 
 impl Default for EngineSettings {
@@ -61,6 +75,7 @@ impl Default for EngineSettings {
             affinity_idle_ttl: Duration::from_secs(3600),
             request_deadline: Duration::from_secs(3600),
             pin_ttl: Duration::from_secs(2 * 3600),
+            circuit: CircuitPolicy { failure_threshold: 5, open_for: Duration::from_secs(30) },
         }
     }
 }
@@ -100,6 +115,9 @@ pub struct Engine {
     pub snapshots: SnapshotHolder,
     pub providers: ProviderSet,
     pub slots: Arc<dyn RequestSlots>,
+    /// Read and fed inside the slot scripts; called directly only when a half-open probe
+    /// succeeds.
+    pub circuits: Arc<dyn ProviderCircuits>,
     pub pins: Arc<dyn ContinuationPins>,
     pub observations: ObservationQueue,
     pub prices: Arc<PriceTable>,

@@ -7,6 +7,7 @@ use std::time::Duration;
 use axum::Router;
 use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
+use gateway_core::coordination::CircuitPolicy;
 use gateway_core::engine::{Engine, EngineSettings};
 use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::provider::{Provider, ProviderSet};
@@ -182,6 +183,7 @@ pub async fn build(
         snapshots,
         providers,
         slots: storage.coordination.clone(),
+        circuits: storage.coordination.clone(),
         pins: storage.coordination.clone(),
         observations,
         prices: Arc::new(PriceTable::default()),
@@ -191,6 +193,10 @@ pub async fn build(
             lease_ttl: Duration::from_secs(config.engine.lease_ttl_seconds),
             max_interval_wait: Duration::from_millis(config.engine.max_interval_wait_ms),
             header_timeout: Duration::from_secs(config.providers.openai.header_timeout_seconds),
+            circuit: CircuitPolicy {
+                failure_threshold: config.engine.circuit_failure_threshold,
+                open_for: Duration::from_secs(config.engine.circuit_open_seconds),
+            },
             ..EngineSettings::default()
         },
     });

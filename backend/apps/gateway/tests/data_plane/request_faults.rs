@@ -2,29 +2,24 @@
 //! account is tried, and no cooldown or model exclusion is set (issue 13). Infrastructure
 //! failures move to another account without blaming the one that met them.
 
+use std::time::Duration;
+
 use futures_util::{SinkExt, StreamExt};
-use gateway_core::coordination::Cooldowns;
-use gateway_core::domain::AccountId;
-use gateway_store::redis::{RedisCoordination, RedisSettings};
+use gateway_core::coordination::{CircuitState, Cooldowns, ProviderCircuits};
+use gateway_core::domain::{AccountId, ProviderKind};
 use serde_json::{Value, json};
 use sqlx::Row;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use upstream_sim::{AccountSpec, SettingsPatch};
 
-use super::make_sticky;
+use super::{coordination, make_sticky};
 use crate::gateway::{Gateway, terminal_rows};
 
 async fn two_accounts() -> Gateway {
     let gateway = Gateway::start(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")]).await;
     make_sticky(&gateway).await;
     gateway
-}
-
-/// The gateway's coordination store, through the product's own adapter.
-fn coordination(gateway: &Gateway) -> RedisCoordination {
-    let prefix = gateway.env_value("SWITCHBOARD_REDIS_KEY_PREFIX").expect("prefix");
-    RedisCoordination::new(RedisSettings::new(test_support::redis_url(), prefix)).expect("redis adapter")
 }
 
 async fn account_ids(gateway: &Gateway) -> Vec<AccountId> {
@@ -88,6 +83,14 @@ async fn an_upstream_refusal_of_the_body_touches_no_account() {
     }
     assert_eq!(attempts_of(&gateway, 3).await, vec![1, 1, 1], "one attempt per refused request");
     assert_pool_untouched(&gateway).await;
+    // The provider circuit heard three answers from a healthy upstream, no failure.
+    let redis = coordination(&gateway);
+    let circuit = test_support::wait_until("the releases to reach the circuit", Duration::from_secs(30), || async {
+        redis.circuit(ProviderKind::Openai).await.ok().filter(|c| c.total_successes >= 3)
+    })
+    .await
+    .expect("circuit outcomes recorded");
+    assert_eq!((circuit.total_failures, circuit.state), (0, CircuitState::Closed), "{circuit:?}");
     // The same pool serves the next request, starting with the same first account.
     let next = gateway.responses(json!({"model": "gpt-5.4", "input": "hi", "stream": true})).await;
     assert_eq!(next.status(), 200);

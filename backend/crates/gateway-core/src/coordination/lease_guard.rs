@@ -10,18 +10,31 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
-    AccountFeedback, AccountLease, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, RenewOutcome,
-    RequestSlots, Spend,
+    AccountFeedback, AccountLease, CircuitReport, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest,
+    RenewOutcome, RequestSlots, Spend,
 };
 
 pub struct LeaseGuard {
     slots: Arc<dyn RequestSlots>,
     held: Option<HeldLeases>,
+    /// The current attempt's outcome for its provider circuit, sent with the release (also when
+    /// the guard is dropped) or handed to the next acquire of a failover.
+    circuit: Option<CircuitReport>,
 }
 
 impl LeaseGuard {
     pub fn new(slots: Arc<dyn RequestSlots>, held: HeldLeases) -> Self {
-        Self { slots, held: Some(held) }
+        Self { slots, held: Some(held), circuit: None }
+    }
+
+    /// Sets the circuit report of the attempt on the held account slot.
+    pub fn report_circuit(&mut self, report: Option<CircuitReport>) {
+        self.circuit = report;
+    }
+
+    /// Takes the report, for a failover acquire that applies it in its own script.
+    pub fn take_circuit(&mut self) -> Option<CircuitReport> {
+        self.circuit.take()
     }
 
     pub fn leases(&self) -> HeldLeases {
@@ -56,7 +69,8 @@ impl LeaseGuard {
         spend: Option<Spend>,
     ) -> Result<ReleaseOutcome, CoordinationError> {
         let leases = self.held.take().unwrap_or_default();
-        self.slots.release(&ReleaseRequest { leases, feedback, spend }).await
+        let circuit = self.circuit.take();
+        self.slots.release(&ReleaseRequest { leases, feedback, spend, circuit }).await
     }
 }
 
@@ -68,10 +82,12 @@ impl Drop for LeaseGuard {
             return;
         };
         let slots = Arc::clone(&self.slots);
+        let circuit = self.circuit.take();
         // Detached on purpose: the owner is gone; the release is bounded by the adapter's
         // command timeout and the slots' TTL is the backstop.
         drop(runtime.spawn(async move {
-            if let Err(error) = slots.release(&ReleaseRequest { leases, feedback: None, spend: None }).await {
+            let release = ReleaseRequest { leases, feedback: None, spend: None, circuit };
+            if let Err(error) = slots.release(&release).await {
                 tracing::warn!(%error, "release of dropped lease guard failed; slots expire by TTL");
             }
         }));

@@ -1,8 +1,8 @@
 use std::time::Duration;
 
-use gateway_core::coordination::AccountFeedback;
+use gateway_core::coordination::{AccountFeedback, CircuitOutcome};
 use gateway_core::domain::SendState;
-use gateway_core::engine::failover::{Next, decide};
+use gateway_core::engine::failover::{Next, circuit_outcome, decide};
 use gateway_core::provider::{AttemptFailure, FailureClass};
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
@@ -110,21 +110,42 @@ fn effect(next: &Next) -> (Account, Then) {
     }
 }
 
+/// What a failure tells the provider circuit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Circuit {
+    /// An infrastructure failure: counts towards opening the circuit.
+    Failure,
+    /// The upstream answered (an account's or the request's own error): it is up.
+    Up,
+    /// Nothing reached the upstream, or the outcome says nothing about it.
+    Nothing,
+}
+
 /// Every failure class once; the `match` fails to compile when a class is added without a row.
-fn row(class: &FailureClass) -> (Account, Then) {
+/// The circuit column holds for an attempt that reached the upstream (`Sent`).
+fn row(class: &FailureClass) -> (Account, Then, Circuit) {
     match class {
-        FailureClass::Unauthorized => (Account::Untouched, Then::SameAccount),
-        FailureClass::RateLimited { .. } => (Account::Cooldown, Then::NextAccount),
-        FailureClass::ModelNotSupported => (Account::ExcludeModel, Then::NextAccount),
-        FailureClass::AccountUnusable { .. } => (Account::Cooldown, Then::NextAccount),
+        FailureClass::Unauthorized => (Account::Untouched, Then::SameAccount, Circuit::Up),
+        FailureClass::RateLimited { .. } => (Account::Cooldown, Then::NextAccount, Circuit::Up),
+        FailureClass::ModelNotSupported => (Account::ExcludeModel, Then::NextAccount, Circuit::Up),
+        FailureClass::AccountUnusable { .. } => (Account::Cooldown, Then::NextAccount, Circuit::Up),
         // Infrastructure: another account may succeed, but this one is not to blame.
-        FailureClass::UpstreamUnavailable => (Account::Untouched, Then::NextAccount),
-        FailureClass::ConnectFailed => (Account::Untouched, Then::NextAccount),
-        FailureClass::Ambiguous => (Account::Untouched, Then::Client(504)),
+        FailureClass::UpstreamUnavailable => (Account::Untouched, Then::NextAccount, Circuit::Failure),
+        FailureClass::ConnectFailed => (Account::Untouched, Then::NextAccount, Circuit::Failure),
+        // May have been processed; a client can provoke it (a huge body, a slow upload).
+        FailureClass::Ambiguous => (Account::Untouched, Then::Client(504), Circuit::Nothing),
         // The request's own fault: the client gets the error, nothing else happens.
-        FailureClass::Rejected(error) => (Account::Untouched, Then::Client(error.status())),
-        FailureClass::GatewayOverloaded => (Account::Untouched, Then::Client(503)),
-        FailureClass::ContinuationLost => (Account::Untouched, Then::Client(400)),
+        FailureClass::Rejected(error) => (Account::Untouched, Then::Client(error.status()), Circuit::Up),
+        FailureClass::GatewayOverloaded => (Account::Untouched, Then::Client(503), Circuit::Nothing),
+        FailureClass::ContinuationLost => (Account::Untouched, Then::Client(400), Circuit::Up),
+    }
+}
+
+fn circuit(failure: &AttemptFailure) -> Circuit {
+    match circuit_outcome(failure) {
+        Some(CircuitOutcome::Failure) => Circuit::Failure,
+        Some(CircuitOutcome::Success) => Circuit::Up,
+        None => Circuit::Nothing,
     }
 }
 
@@ -150,9 +171,21 @@ fn the_failover_table_covers_every_failure_class() {
         FailureClass::ContinuationLost,
     ];
     for class in classes {
+        let (account, then, on_circuit) = row(&class);
+        let sent = failure(class.clone(), SendState::Sent);
+        assert_eq!(circuit(&sent), on_circuit, "{class:?}");
+        // Only a connect failure is an infrastructure failure without anything sent; any other
+        // class that never left the process tells the circuit nothing.
+        let not_sent = failure(class.clone(), SendState::NotSent);
+        let expected = if class == FailureClass::ConnectFailed || class == FailureClass::UpstreamUnavailable {
+            Circuit::Failure
+        } else {
+            Circuit::Nothing
+        };
+        assert_eq!(circuit(&not_sent), expected, "{class:?} not sent");
         for send_state in [SendState::NotSent, SendState::Sent] {
             let f = failure(class.clone(), send_state);
-            assert_eq!(effect(&decide(&f, false, "m", now)), row(&class), "{class:?} ({send_state:?})");
+            assert_eq!(effect(&decide(&f, false, "m", now)), (account, then), "{class:?} ({send_state:?})");
             // Whatever the class, an outcome that may have been processed is never replayed and
             // blames no account.
             let f = failure(class.clone(), SendState::Ambiguous);
