@@ -14,7 +14,7 @@ use std::time::Duration;
 use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, WorkerRuntime, logging};
 
 pub use accounts::Accounts;
-pub use data_plane::openai_settings;
+pub use data_plane::{check_provider_settings, invalid_setting, openai_settings};
 pub use storage::{Storage, open as open_storage, open_postgres};
 
 #[derive(Debug, thiserror::Error)]

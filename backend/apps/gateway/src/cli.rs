@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use gateway_core::domain::{ClientKeyLimits, NanoUsd};
-use gateway_host::config::{ConfigSource, load};
+use gateway_host::config::{ConfigSource, load_with};
 
 use crate::commands;
 
@@ -206,7 +206,8 @@ pub fn main() -> ExitCode {
             }
         }
         command => {
-            let config = match load(&ConfigSource::from_process(cli.config)) {
+            let source = ConfigSource::from_process(cli.config);
+            let config = match load_with(&source, crate::bootstrap::check_provider_settings) {
                 Ok(config) => config,
                 Err(err) => {
                     eprintln!("switchboard: configuration error: {err}");

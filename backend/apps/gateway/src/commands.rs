@@ -19,7 +19,7 @@ use gateway_core::snapshot::resolve_account_state;
 use gateway_host::Config;
 use provider_openai::OpenAiProvider;
 
-use crate::bootstrap::{StartError, open_postgres, openai_settings};
+use crate::bootstrap::{StartError, invalid_setting, open_postgres, openai_settings};
 
 /// The owner of the pending logins the command line starts.
 const CLI_OWNER: &str = "cli";
@@ -36,7 +36,9 @@ async fn importer(
     config: &Config,
     store: &Arc<gateway_store::postgres::PgStore>,
 ) -> Result<Arc<OpenAiProvider>, StartError> {
-    OpenAiProvider::new(&openai_settings(config), store.clone()).map(Arc::new).map_err(failed)
+    OpenAiProvider::new(&openai_settings(config), store.clone())
+        .map(Arc::new)
+        .map_err(|e| StartError::Config(invalid_setting(e)))
 }
 
 /// `switchboard account import FILE|-`

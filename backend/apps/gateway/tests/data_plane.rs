@@ -2,6 +2,7 @@
 
 mod affinity;
 mod budgets;
+mod circuit;
 mod client_errors;
 mod crash_recovery;
 mod drain;
@@ -9,6 +10,7 @@ mod failover;
 mod invariants;
 mod outage;
 mod records;
+mod request_faults;
 mod transparency;
 
 use serde_json::Value;
@@ -42,6 +44,16 @@ pub async fn wait_for_reload(gateway: &crate::gateway::Gateway) {
     })
     .await
     .expect("the gateway logs the reload");
+}
+
+/// The gateway's coordination store through the product's own adapter, with timeouts for a
+/// loaded test machine.
+pub fn coordination(gateway: &crate::gateway::Gateway) -> gateway_store::redis::RedisCoordination {
+    let prefix = gateway.env_value("SWITCHBOARD_REDIS_KEY_PREFIX").expect("prefix");
+    let mut settings = gateway_store::redis::RedisSettings::new(test_support::redis_url(), prefix);
+    settings.connect_timeout = std::time::Duration::from_secs(10);
+    settings.command_timeout = std::time::Duration::from_secs(10);
+    gateway_store::redis::RedisCoordination::new(settings).expect("redis adapter")
 }
 
 /// Makes the runtime strategy `sticky` (first by weight, then by account id) through the

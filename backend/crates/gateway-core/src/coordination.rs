@@ -36,7 +36,7 @@ pub use acquire::{
 };
 pub use admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, BudgetKind, Spend, SpendBudgets, SpendPeriod};
 pub use affinity::{AffinityKey, RebindOutcome, SessionAffinity, SessionSignal, SignalRejected, SignalSource};
-pub use circuit::{CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, ProviderCircuits};
+pub use circuit::{CircuitOutcome, CircuitPolicy, CircuitReport, CircuitSnapshot, CircuitState, ProviderCircuits};
 pub use continuation::{ContinuationPin, ContinuationPins, PinLookup, PinScope, PinWrite};
 pub use cooldown::{Cooldowns, ModelExclusion};
 pub use error::{CoordinationError, CoordinationErrorKind};

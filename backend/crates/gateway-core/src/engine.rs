@@ -8,6 +8,7 @@ pub mod affinity_hints;
 pub mod attempts;
 pub mod auth;
 pub mod candidates;
+pub mod circuit;
 pub mod continuation;
 pub mod delivery;
 pub mod failover;
@@ -24,7 +25,9 @@ use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
-use crate::coordination::{ContinuationPins, HeldSlots, RequestSlots, SessionSignal, SignalSource};
+use crate::coordination::{
+    CircuitPolicy, ContinuationPins, HeldSlots, ProviderCircuits, RequestSlots, SessionSignal, SignalSource,
+};
 use crate::domain::{RequestId, Runner, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
@@ -52,6 +55,17 @@ pub struct EngineSettings {
     pub pin_ttl: Duration,
     /// This process, recorded on every request row (`None`: not recorded).
     pub runner: Option<Runner>,
+    /// When a provider circuit opens and for how long.
+    pub circuit: CircuitPolicy,
+}
+
+impl EngineSettings {
+    /// How long a half-open probe blocks other requests if its outcome never comes back (its
+    /// replica died): past the longest wait for an upstream answer (headers, or a WebSocket's
+    /// connect and first frame).
+    pub fn probe_ttl(&self) -> Duration {
+        self.header_timeout + Duration::from_secs(30)
+    }
 }
 
 impl Default for EngineSettings {
@@ -65,6 +79,7 @@ impl Default for EngineSettings {
             request_deadline: Duration::from_secs(3600),
             pin_ttl: Duration::from_secs(2 * 3600),
             runner: None,
+            circuit: CircuitPolicy { failure_threshold: 5, open_for: Duration::from_secs(30) },
         }
     }
 }
@@ -106,6 +121,9 @@ pub struct Engine {
     pub slots: Arc<dyn RequestSlots>,
     /// The slots this process holds (renewed by its heartbeat, released by tracked tasks).
     pub held: HeldSlots,
+    /// Read and fed inside the slot scripts; called directly only when a half-open probe
+    /// succeeds.
+    pub circuits: Arc<dyn ProviderCircuits>,
     pub pins: Arc<dyn ContinuationPins>,
     pub observations: ObservationQueue,
     pub prices: Arc<PriceTable>,

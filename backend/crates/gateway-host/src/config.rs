@@ -14,7 +14,7 @@ use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
 pub use admin::AdminConfig;
-pub use load::{ConfigError, ConfigSource, env_name, load};
+pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
 
 /// The environment variable that names the configuration file.
 pub const CONFIG_FILE_ENV: &str = "SWITCHBOARD_CONFIG";
@@ -197,6 +197,11 @@ pub struct EngineConfig {
     pub snapshot_poll_ms: u64,
     /// A full snapshot reload at least this often, for facts that do not bump the revision.
     pub snapshot_reload_seconds: u64,
+    /// Consecutive infrastructure failures (connect failures, 5xx) of a provider that open its
+    /// circuit.
+    pub circuit_failure_threshold: u32,
+    /// How long an open circuit refuses requests before one probe may go through.
+    pub circuit_open_seconds: u64,
 }
 
 impl Default for EngineConfig {
@@ -211,6 +216,8 @@ impl Default for EngineConfig {
             observation_flush_linger_ms: 250,
             snapshot_poll_ms: 2000,
             snapshot_reload_seconds: 60,
+            circuit_failure_threshold: 5,
+            circuit_open_seconds: 30,
         }
     }
 }
@@ -344,6 +351,12 @@ impl Config {
                 "engine.observation_queue_bytes",
                 "the observation queue needs a capacity of at least 1 and 1 MiB",
             ));
+        }
+        if !(1..=1000).contains(&self.engine.circuit_failure_threshold) {
+            return Err(ConfigError::invalid("engine.circuit_failure_threshold", "must be between 1 and 1000"));
+        }
+        if !(1..=3600).contains(&self.engine.circuit_open_seconds) {
+            return Err(ConfigError::invalid("engine.circuit_open_seconds", "must be between 1 and 3600"));
         }
         if self.engine.snapshot_poll_ms < 100 {
             return Err(ConfigError::invalid("engine.snapshot_poll_ms", "must be at least 100"));

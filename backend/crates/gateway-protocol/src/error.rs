@@ -24,6 +24,8 @@ pub enum ErrorCode {
     NoAvailableAccount,
     CoordinationUnavailable,
     UpstreamError,
+    /// The provider's circuit is open: its upstream kept failing; nothing was sent.
+    UpstreamUnavailable,
     UpstreamTimeout,
     StreamInterrupted,
     NotFound,
@@ -53,6 +55,7 @@ impl ErrorCode {
             Self::NoAvailableAccount => (503, "server_error", "no_available_account"),
             Self::CoordinationUnavailable => (503, "server_error", "coordination_unavailable"),
             Self::UpstreamError => (502, "server_error", "upstream_error"),
+            Self::UpstreamUnavailable => (503, "server_error", "upstream_unavailable"),
             Self::UpstreamTimeout => (504, "server_error", "upstream_timeout"),
             Self::StreamInterrupted => (502, "server_error", "stream_interrupted"),
             Self::NotFound => (404, INVALID, "not_found"),

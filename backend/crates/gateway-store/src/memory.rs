@@ -209,18 +209,20 @@ struct AccountState {
     exclusions: HashMap<String, u64>,
 }
 
+/// Stored phase of a circuit; an `Open` circuit whose period ended reads half-open.
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     #[default]
     Closed,
     Open,
-    HalfOpen,
 }
 
 #[derive(Default)]
 struct CircuitRecord {
     phase: Phase,
     open_until: u64,
+    /// While half-open: the one probe's claim ends here.
+    probe_until: u64,
     consecutive: u32,
     failures: u64,
     successes: u64,

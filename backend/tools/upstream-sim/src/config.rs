@@ -89,6 +89,12 @@ pub struct Settings {
     pub xai_require_client_headers: bool,
     /// Maximum age of a Codex WebSocket before `websocket_connection_limit_reached`.
     pub ws_max_age_secs: u64,
+    /// Largest text message a Codex WebSocket takes; a longer one is answered with close code
+    /// 1009 (message too big) after it was read.
+    pub ws_max_message_bytes: usize,
+    /// Largest frame a Codex WebSocket reads; a longer one drops the connection at its header,
+    /// while the client is still sending it.
+    pub ws_max_frame_bytes: usize,
     /// Whether requests are recorded for `GET /_sim/requests`.
     pub record_requests: bool,
     /// How many requests are kept (oldest dropped first).
@@ -111,6 +117,8 @@ impl Default for Settings {
             grok_min_client_version: "0.1.202".to_owned(),
             xai_require_client_headers: true,
             ws_max_age_secs: 3_600,
+            ws_max_message_bytes: 64 << 20,
+            ws_max_frame_bytes: 16 << 20,
             record_requests: true,
             record_limit: 1_000,
             record_body_limit: 1 << 20,
@@ -131,6 +139,8 @@ pub struct SettingsPatch {
     pub grok_min_client_version: Option<String>,
     pub xai_require_client_headers: Option<bool>,
     pub ws_max_age_secs: Option<u64>,
+    pub ws_max_message_bytes: Option<usize>,
+    pub ws_max_frame_bytes: Option<usize>,
     pub record_requests: Option<bool>,
     pub record_limit: Option<usize>,
     pub record_body_limit: Option<usize>,
@@ -150,6 +160,8 @@ impl Settings {
         set(&mut self.grok_min_client_version, patch.grok_min_client_version);
         set(&mut self.xai_require_client_headers, patch.xai_require_client_headers);
         set(&mut self.ws_max_age_secs, patch.ws_max_age_secs);
+        set(&mut self.ws_max_message_bytes, patch.ws_max_message_bytes);
+        set(&mut self.ws_max_frame_bytes, patch.ws_max_frame_bytes);
         set(&mut self.record_requests, patch.record_requests);
         set(&mut self.record_limit, patch.record_limit);
         set(&mut self.record_body_limit, patch.record_body_limit);

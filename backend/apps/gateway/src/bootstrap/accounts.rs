@@ -20,7 +20,7 @@ use gateway_core::snapshot::SnapshotHolder;
 use gateway_host::{Config, ConfigError, FnWorker, WorkerContext, WorkerRuntime};
 use provider_openai::OpenAiProvider;
 
-use super::{StartError, Storage, openai_settings};
+use super::{StartError, Storage, invalid_setting, openai_settings};
 
 /// What the admin API and the data plane use of the account lifecycle.
 #[derive(Clone)]
@@ -52,7 +52,7 @@ pub fn build(
     let invalid = |key: &str, e: &dyn std::fmt::Display| StartError::Config(ConfigError::invalid(key, &e.to_string()));
 
     let provider = OpenAiProvider::new(&openai_settings(config), store.clone())
-        .map_err(|e| invalid("providers.openai.backend_url", &e))?;
+        .map_err(|e| StartError::Config(invalid_setting(e)))?;
     let ports = RefreshPorts { accounts: store.clone(), credentials: store.clone(), leases: leases.clone() };
     let refresher = Arc::new(CredentialRefresher::new(
         ports,

@@ -8,13 +8,14 @@ use axum::Router;
 use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
 use gateway_core::domain::Runner;
+use gateway_core::coordination::CircuitPolicy;
 use gateway_core::engine::{Engine, EngineSettings};
 use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
-use gateway_host::{Config, FnWorker, Shutdown, WorkerRuntime};
-use provider_openai::OpenAiSettings;
+use gateway_host::{Config, ConfigError, FnWorker, Shutdown, WorkerRuntime};
+use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
@@ -68,6 +69,34 @@ fn check_master_key(snapshot: &RuntimeSnapshot) -> Result<(), StartError> {
             key_ids = %key_ids,
             "some stored credentials open with no configured key; those accounts are unusable"
         );
+    }
+    Ok(())
+}
+
+/// The configuration key a provider setting comes from.
+pub fn openai_setting_key(setting: OpenAiSetting) -> &'static str {
+    match setting {
+        OpenAiSetting::BackendUrl => "providers.openai.backend_url",
+        OpenAiSetting::AuthUrl => "providers.openai.auth_url",
+        OpenAiSetting::AppcastUrl => "providers.openai.appcast_url",
+        OpenAiSetting::Originator => "providers.openai.originator",
+        OpenAiSetting::ClientVersion | OpenAiSetting::UserAgent => "providers.openai.client_version",
+    }
+}
+
+/// A provider's refusal of a setting as the configuration error naming its key (exit code 2).
+pub fn invalid_setting(error: InvalidSetting) -> ConfigError {
+    ConfigError::invalid(openai_setting_key(error.setting), &error.reason)
+}
+
+/// The providers' own rules over their configuration (the upstream URL guard, header values),
+/// checked when the configuration is loaded: a bad upstream URL stops the process at start-up,
+/// before storage is opened, instead of giving a gateway whose every upstream call fails.
+pub fn check_provider_settings(config: &Config) -> Result<(), ConfigError> {
+    let settings = openai_settings(config);
+    settings.check().map_err(invalid_setting)?;
+    if let Some(url) = &config.providers.openai.appcast_url {
+        settings.check_appcast_url(url).map_err(invalid_setting)?;
     }
     Ok(())
 }
@@ -176,6 +205,7 @@ pub async fn build(
         providers,
         slots: storage.coordination.clone(),
         held: recovery.held.clone(),
+        circuits: storage.coordination.clone(),
         pins: storage.coordination.clone(),
         observations,
         prices: Arc::new(PriceTable::default()),
@@ -187,6 +217,10 @@ pub async fn build(
             header_timeout: Duration::from_secs(config.providers.openai.header_timeout_seconds),
             request_deadline: Duration::from_secs(config.engine.request_deadline_seconds),
             runner: Some(runner),
+            circuit: CircuitPolicy {
+                failure_threshold: config.engine.circuit_failure_threshold,
+                open_for: Duration::from_secs(config.engine.circuit_open_seconds),
+            },
             ..EngineSettings::default()
         },
     });

@@ -82,6 +82,63 @@ fn serving_without_a_database_names_the_missing_key() {
     assert!(stderr_line(&output).contains("`database.url`"));
 }
 
+/// Upstream URLs that pass a prefix check but that the upstream client cannot use, or that the
+/// SSRF guard refuses: `serve` must stop at start-up naming the key, not run with an upstream
+/// every call fails against (which cools every account down).
+#[test]
+fn a_bad_upstream_url_exits_2_naming_its_key() {
+    let cases = [
+        (
+            "SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL",
+            "https://b\u{fc}cher.example/backend-api",
+            "providers.openai.backend_url",
+        ),
+        ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL", "https://chatgpt.com/backend api", "providers.openai.backend_url"),
+        ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL", "https://", "providers.openai.backend_url"),
+        ("SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL", "http://auth.example.com", "providers.openai.auth_url"),
+        ("SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL", "https://user:pw@auth.openai.com", "providers.openai.auth_url"),
+        (
+            "SWITCHBOARD_PROVIDERS_OPENAI_APPCAST_URL",
+            "http://appcast.example.com/feed.xml",
+            "providers.openai.appcast_url",
+        ),
+        (
+            "SWITCHBOARD_PROVIDERS_OPENAI_APPCAST_URL",
+            "https://appcast.example.com/feed.xml#latest",
+            "providers.openai.appcast_url",
+        ),
+    ];
+    for (variable, value, key) in cases {
+        // Storage is configured (and unreachable): the URL must be refused before it is needed.
+        let output = switchboard(
+            &["serve"],
+            &[
+                ("SWITCHBOARD_SERVER_LISTEN", "127.0.0.1:0"),
+                ("SWITCHBOARD_DATABASE_URL", "postgres://127.0.0.1:9/none"),
+                ("SWITCHBOARD_REDIS_URL", "redis://127.0.0.1:9"),
+                (variable, value),
+            ],
+        );
+        assert_eq!(output.status.code(), Some(2), "{variable}={value}: {}", String::from_utf8_lossy(&output.stderr));
+        let line = stderr_line(&output);
+        assert!(line.contains(&format!("`{key}`")) && line.contains(variable), "{variable}={value}: {line}");
+    }
+}
+
+#[test]
+fn plain_http_upstream_urls_need_the_loopback_switch() {
+    let output = switchboard(
+        &["serve"],
+        &[
+            ("SWITCHBOARD_SERVER_LISTEN", "127.0.0.1:0"),
+            ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL", "http://127.0.0.1:9"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let line = stderr_line(&output);
+    assert!(line.contains("`providers.openai.backend_url`") && line.contains("allow_http_loopback"), "{line}");
+}
+
 #[test]
 fn version_prints_the_package_version() {
     let output = switchboard(&["version"], &[]);

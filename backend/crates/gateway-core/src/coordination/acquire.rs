@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use super::account_slots::{AccountCandidate, AccountFeedback, AccountLease, Ineligible, PickStrategy};
 use super::admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, Spend};
 use super::affinity::AffinityKey;
+use super::circuit::CircuitReport;
 use super::{CoordinationError, UnixMillis};
 use crate::domain::{AccountId, BootId, ProviderKind, RequestId};
 
@@ -39,6 +40,9 @@ pub struct AcquireRequest {
     pub affinity: Option<AffinityRequest>,
     /// TTL of the new slots; the owner's heartbeat renews them while the request runs.
     pub lease_ttl: Duration,
+    /// When the provider circuit is half-open and this acquire takes the probe: how long the
+    /// probe blocks others if its outcome never comes back.
+    pub probe_ttl: Duration,
     /// The failed attempt this acquire replaces (failover): its slot is released and its
     /// feedback applied in the same script, and a session bound to its account is rebound.
     pub replaces: Option<ReplacedAttempt>,
@@ -69,11 +73,13 @@ pub struct AffinityRequest {
     pub idle_ttl: Duration,
 }
 
-/// The slot of a failed attempt handed back during failover.
+/// The slot of a failed attempt handed back during failover. Its feedback and circuit report
+/// are applied first, whatever the acquire then decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplacedAttempt {
     pub lease: AccountLease,
     pub feedback: Option<AccountFeedback>,
+    pub circuit: Option<CircuitReport>,
 }
 
 /// The result of an acquire.
@@ -101,6 +107,9 @@ pub struct Grant {
     pub affinity: AffinityOutcome,
     /// The store's clock at the decision.
     pub now: UnixMillis,
+    /// The provider circuit was half-open and this request is its one probe: report its
+    /// outcome (with `probe: true`) so the circuit closes or opens again.
+    pub probe: bool,
 }
 
 impl Grant {
@@ -179,6 +188,8 @@ pub struct ReleaseRequest {
     pub feedback: Option<AccountFeedback>,
     /// What the finished request spent, added to its key's day and month counters.
     pub spend: Option<Spend>,
+    /// The last attempt's outcome for its provider's circuit.
+    pub circuit: Option<CircuitReport>,
 }
 
 /// Whether a lease was still held when checked or released.

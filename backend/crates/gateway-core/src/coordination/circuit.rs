@@ -1,6 +1,18 @@
-//! Provider circuit: open after consecutive failures, half-open once the open period ends,
-//! closed again on the first success. Read inside acquire (an open circuit refuses the request
-//! before any account is touched); fed from the release path.
+//! Provider circuit: open after consecutive infrastructure failures, half-open once the open
+//! period ends, closed again when the half-open probe succeeds.
+//!
+//! Read inside acquire (an open circuit refuses the request before any account is touched); a
+//! half-open circuit lets exactly one probe through at a time (the acquire that claims it gets
+//! [`super::Grant::probe`]; the claim lapses after `AcquireRequest::probe_ttl` if its outcome
+//! never comes back). Outcomes are folded into the scripts that already run: the release after
+//! the response, or the next acquire of a failover ([`CircuitReport`]); only a probe's success
+//! is recorded at once ([`ProviderCircuits::record`]) so that the circuit closes for everyone
+//! without waiting for the probe's stream to end. Transitions:
+//!
+//! - closed: a success resets the consecutive count; a failure adds one and opens the circuit
+//!   for `open_for` at `failure_threshold`;
+//! - open (period running): outcomes of calls that started before it opened only count;
+//! - half-open (period over): a success closes, a failure opens again; either frees the probe.
 
 use std::time::Duration;
 
@@ -41,8 +53,21 @@ pub struct CircuitPolicy {
 /// Infrastructure outcome of an upstream call (account-level errors are not circuit failures).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CircuitOutcome {
+    /// The upstream answered (a response, or an account's or the request's own error).
     Success,
+    /// Connect failure or 5xx: the provider's infrastructure failed.
     Failure,
+}
+
+/// What one attempt tells its provider's circuit, carried by the release or the next acquire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CircuitReport {
+    pub provider: ProviderKind,
+    /// `None`: no verdict (nothing reached the upstream, or the outcome says nothing about it).
+    pub outcome: Option<CircuitOutcome>,
+    /// The attempt held the half-open probe: the report gives it back, with or without a verdict.
+    pub probe: bool,
+    pub policy: CircuitPolicy,
 }
 
 #[async_trait]

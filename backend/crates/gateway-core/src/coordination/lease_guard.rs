@@ -7,22 +7,38 @@
 //! on the normal paths; they carry the account feedback. If the guard is dropped instead (the
 //! request future was cancelled or panicked), `Drop` starts the release in the background;
 //! without a runtime, or if that release fails, the slots expire by their (short) TTL, since
-//! nothing renews them any more.
+//! nothing renews them any more. The current attempt's provider-circuit outcome travels with
+//! whichever release happens.
 
 use std::sync::Arc;
 
 use super::held_slots::HeldSlots;
-use super::{AccountFeedback, AccountLease, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, Spend};
+use super::{
+    AccountFeedback, AccountLease, CircuitReport, CoordinationError, HeldLeases, ReleaseOutcome, ReleaseRequest, Spend,
+};
 
 pub struct LeaseGuard {
     registry: HeldSlots,
     id: u64,
     held: Option<HeldLeases>,
+    /// The current attempt's outcome for its provider circuit, sent with the release (also when
+    /// the guard is dropped) or handed to the next acquire of a failover.
+    circuit: Option<CircuitReport>,
 }
 
 impl LeaseGuard {
     pub(crate) fn registered(registry: HeldSlots, id: u64, held: HeldLeases) -> Self {
-        Self { registry, id, held: Some(held) }
+        Self { registry, id, held: Some(held), circuit: None }
+    }
+
+    /// Sets the circuit report of the attempt on the held account slot.
+    pub fn report_circuit(&mut self, report: Option<CircuitReport>) {
+        self.circuit = report;
+    }
+
+    /// Takes the report, for a failover acquire that applies it in its own script.
+    pub fn take_circuit(&mut self) -> Option<CircuitReport> {
+        self.circuit.take()
     }
 
     pub fn leases(&self) -> HeldLeases {
@@ -53,20 +69,22 @@ impl LeaseGuard {
         feedback: Option<AccountFeedback>,
         spend: Option<Spend>,
     ) -> Result<ReleaseOutcome, CoordinationError> {
-        let leases = self.take();
-        self.registry.slots().release(&ReleaseRequest { leases, feedback, spend }).await
+        let release = self.take(feedback, spend);
+        self.registry.slots().release(&release).await
     }
 
     /// Releases in the background (off the client's path), as a task of the registry.
     pub fn release_later(mut self, feedback: Option<AccountFeedback>, spend: Option<Spend>) {
-        let leases = self.take();
-        self.spawn_release(ReleaseRequest { leases, feedback, spend });
+        let release = self.take(feedback, spend);
+        self.spawn_release(release);
     }
 
-    /// Takes the leases out of the guard and the registry (the heartbeat stops renewing them).
-    fn take(&mut self) -> HeldLeases {
+    /// Takes the leases and the circuit report out of the guard, and the leases out of the
+    /// registry (the heartbeat stops renewing them).
+    fn take(&mut self, feedback: Option<AccountFeedback>, spend: Option<Spend>) -> ReleaseRequest {
         self.registry.forget(self.id);
-        self.held.take().unwrap_or_default()
+        let leases = self.held.take().unwrap_or_default();
+        ReleaseRequest { leases, feedback, spend, circuit: self.circuit.take() }
     }
 
     fn spawn_release(&self, release: ReleaseRequest) {
@@ -87,7 +105,7 @@ impl Drop for LeaseGuard {
         if self.held.is_none() {
             return;
         }
-        let leases = self.take();
-        self.spawn_release(ReleaseRequest { leases, feedback: None, spend: None });
+        let release = self.take(None, None);
+        self.spawn_release(release);
     }
 }

@@ -64,6 +64,8 @@ struct Attempts {
     /// Accounts found ineligible by an acquire (cooling down, at cap): not offered again.
     skipped: Vec<AccountId>,
     skip_rounds: u32,
+    /// The slot in `guard` holds the half-open circuit's probe.
+    probe: bool,
 }
 
 /// Candidates offered per acquire: choosing the least loaded of a few weighted random picks
@@ -83,6 +85,7 @@ pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Ac
         last_error: None,
         skipped: Vec::new(),
         skip_rounds: 0,
+        probe: false,
     };
     let result = run_steps(ctx, record, &mut state).await;
     if result.is_err()
@@ -163,17 +166,19 @@ async fn run_provider(
             },
             affinity,
             lease_ttl: settings.lease_ttl,
-            replaces: state
-                .guard
-                .as_ref()
-                .and_then(LeaseGuard::account)
-                .map(|lease| ReplacedAttempt { lease, feedback: state.feedback.take() }),
+            probe_ttl: settings.probe_ttl(),
+            // The replaced attempt's feedback and circuit report are applied by this acquire,
+            // whatever it decides.
+            replaces: state.guard.as_mut().and_then(|guard| {
+                let lease = guard.account()?;
+                Some(ReplacedAttempt { lease, feedback: state.feedback.take(), circuit: guard.take_circuit() })
+            }),
         };
         let grant = match ctx.engine.slots.acquire(&request).await.map_err(coordination_error)? {
             AcquireOutcome::Granted(grant) => grant,
             AcquireOutcome::AdmissionDenied(denial) => return Err(admission_error(denial, record.spend_period)),
-            AcquireOutcome::CircuitOpen { .. } => {
-                state.last_error = Some(no_account_error());
+            AcquireOutcome::CircuitOpen { until } => {
+                state.last_error = Some(super::circuit::open_error(until));
                 return Ok(None);
             }
             AcquireOutcome::NoAccount(none) => {
@@ -213,8 +218,13 @@ async fn run_provider(
             Some(guard) => guard.replace_account(grant.account),
             None => state.guard = Some(ctx.engine.held.guard(grant.held())),
         }
+        state.probe = grant.probe;
         let account_id = grant.account.account;
         let Some(account) = ctx.snapshot.account(account_id) else {
+            // Nothing is sent; a probe taken for it is handed back by the next acquire.
+            if let Some(guard) = state.guard.as_mut() {
+                guard.report_circuit(super::circuit::report(ctx.engine, kind, None, state.probe));
+            }
             state.tried.push(account_id);
             continue;
         };
@@ -243,7 +253,8 @@ async fn run_provider(
                             .observations
                             .push(Observation::Quota { account: account_id, facts: Box::new(quota) });
                     }
-                    let guard = state.guard.take().ok_or_else(internal_error)?;
+                    let mut guard = state.guard.take().ok_or_else(internal_error)?;
+                    super::circuit::succeeded(ctx.engine, kind, state.probe, &mut guard).await;
                     return Ok(Some(Accepted { reply, guard, provider: kind, account: account_id }));
                 }
                 Err(failure) => failure,
@@ -252,6 +263,9 @@ async fn run_provider(
             tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
             if let Some(quota) = failure.quota.clone() {
                 ctx.engine.observations.push(Observation::Quota { account: account_id, facts: quota });
+            }
+            if let Some(guard) = state.guard.as_mut() {
+                guard.report_circuit(super::circuit::failed(ctx.engine, kind, &failure, state.probe));
             }
             let recovered = state.recovered.contains(&account_id);
             match failover::decide(&failure, recovered, &ctx.plan.upstream_model, OffsetDateTime::now_utc()) {

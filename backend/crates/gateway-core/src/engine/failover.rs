@@ -8,22 +8,24 @@
 //! | 429 / quota | cooldown until the reset (60 s when unknown), next account |
 //! | model not supported | exclude the account for this model (1 h), next account |
 //! | account unusable (banned, forbidden) | cooldown 30 min, next account |
-//! | 5xx, connect failed | cooldown 30 s, next account |
+//! | 5xx, connect failed | next account; the account is not blamed (the provider circuit counts it) |
 //! | ambiguous (timeout/reset after the write) | never replayed: the client gets the error |
-//! | rejected (the request itself) | the client gets the upstream's 4xx |
+//! | rejected (the request itself: 4xx about the body, 1009, too big to send) | the client gets the error; no other account, no account state |
 //! | gateway out of descriptors/ports | 503 `gateway_overloaded`; no account is blamed |
+//!
+//! [`circuit_outcome`] says what the same failure tells the provider circuit: only connect
+//! failures and 5xx count as failures; any other answer shows the upstream is up.
 
 use std::time::Duration;
 
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
-use crate::coordination::AccountFeedback;
+use crate::coordination::{AccountFeedback, CircuitOutcome};
 use crate::domain::SendState;
 use crate::provider::{AttemptFailure, FailureClass};
 
 pub const DEFAULT_RATE_LIMIT_COOLDOWN: Duration = Duration::from_secs(60);
-pub const UNAVAILABLE_COOLDOWN: Duration = Duration::from_secs(30);
 pub const UNUSABLE_COOLDOWN: Duration = Duration::from_secs(30 * 60);
 pub const UNAUTHORIZED_COOLDOWN: Duration = Duration::from_secs(10 * 60);
 pub const MODEL_EXCLUSION: Duration = Duration::from_secs(60 * 60);
@@ -84,9 +86,23 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
         FailureClass::AccountUnusable { .. } => {
             Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNUSABLE_COOLDOWN }))
         }
-        FailureClass::UpstreamUnavailable | FailureClass::ConnectFailed => {
-            Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAVAILABLE_COOLDOWN }))
-        }
+        // Infrastructure: the same for every account of the provider, and possibly caused by
+        // the request's content. Another account may succeed; none is cooled down for it (one
+        // request could otherwise cool down the whole pool). The provider circuit counts it.
+        FailureClass::UpstreamUnavailable | FailureClass::ConnectFailed => Next::NextAccount(None),
         FailureClass::Ambiguous => Next::Fail(ApiError::new(ErrorCode::UpstreamTimeout, "ambiguous upstream outcome")),
+    }
+}
+
+/// What a failed attempt tells its provider's circuit: connect failures and 5xx are
+/// infrastructure failures; any other answer from the upstream (an account's or the request's
+/// own error) shows it is up. An attempt that never reached the upstream, an unclear outcome (a
+/// client can provoke one with a huge or slow body) and the gateway's own exhaustion say nothing.
+pub fn circuit_outcome(failure: &AttemptFailure) -> Option<CircuitOutcome> {
+    match failure.class {
+        FailureClass::ConnectFailed | FailureClass::UpstreamUnavailable => Some(CircuitOutcome::Failure),
+        FailureClass::Ambiguous | FailureClass::GatewayOverloaded => None,
+        _ if failure.send_state == SendState::NotSent => None,
+        _ => Some(CircuitOutcome::Success),
     }
 }

@@ -63,6 +63,16 @@ impl ConfigError {
 
 /// Loads and validates the configuration.
 pub fn load(source: &ConfigSource) -> Result<Config, ConfigError> {
+    load_with(source, |_| Ok(()))
+}
+
+/// Loads and validates the configuration, then runs `check`: rules another crate owns (for
+/// example a provider's URL guard), reported like this crate's own, with the environment variable
+/// named when the value came from one.
+pub fn load_with(
+    source: &ConfigSource,
+    check: impl FnOnce(&Config) -> Result<(), ConfigError>,
+) -> Result<Config, ConfigError> {
     let defaults = serde_json::to_value(Config::default()).map_err(|e| ConfigError::invalid("", &e.to_string()))?;
     let mut merged = match &source.file {
         Some(path) => read_file(path)?,
@@ -78,7 +88,7 @@ pub fn load(source: &ConfigSource) -> Result<Config, ConfigError> {
             None => ConfigError::Invalid { key, origin, reason },
         }
     })?;
-    config.validate().map_err(|err| match err {
+    config.validate().and_then(|()| check(&config)).map_err(|err| match err {
         ConfigError::Invalid { key, reason, .. } => {
             let origin = env_origin.get(&key).map(|name| format!(" (from {name})")).unwrap_or_default();
             ConfigError::Invalid { key, origin, reason }

@@ -12,7 +12,7 @@ use gateway_core::coordination::{
 };
 use gateway_core::domain::{AccountId, ClientKeyId};
 
-use super::{Expiring, MemoryCoordination, Phase, SlotRef, SpendWindow, SpendWindowPeriod, State};
+use super::{Expiring, MemoryCoordination, Phase, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
 
 #[async_trait]
 impl RequestSlots for MemoryCoordination {
@@ -41,6 +41,9 @@ impl RequestSlots for MemoryCoordination {
                 released(removed, now)
             }
         };
+        if let Some(report) = &release.circuit {
+            circuit::apply(&mut state, now, report);
+        }
         if let Some(spend) = release.spend {
             add_spend(&mut state, &spend);
         }
@@ -118,14 +121,15 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
         if let Some(feedback) = &replaced.feedback {
             apply_feedback(state, replaced.lease.account, now, feedback);
         }
+        if let Some(report) = &replaced.circuit {
+            circuit::apply(state, now, report);
+        }
     }
-    // 2. Circuit.
-    if let Some(circuit) = state.circuits.get(&request.provider)
-        && circuit.phase == Phase::Open
-        && circuit.open_until > now
-    {
-        return AcquireOutcome::CircuitOpen { until: UnixMillis(circuit.open_until) };
-    }
+    // 2. Circuit: open refuses; half-open lets one probe through at a time.
+    let probe = match circuit::admits(state, request.provider, now) {
+        Ok(probe) => probe,
+        Err(until) => return AcquireOutcome::CircuitOpen { until: UnixMillis(until) },
+    };
     // 3. Admission.
     if let Some(limits) = request.admission {
         let admission = state.admission.entry(limits.client_key).or_default();
@@ -265,11 +269,15 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
             }
         }
     }
+    if probe && let Some(circuit) = state.circuits.get_mut(&request.provider) {
+        circuit.probe_until = now + duration_millis(request.probe_ttl);
+    }
     AcquireOutcome::Granted(Grant {
         account: AccountLease { account: account_id, token: FenceToken(token) },
         admission,
         in_flight: in_flight[chosen] + 1,
         affinity,
         now: UnixMillis(now),
+        probe,
     })
 }

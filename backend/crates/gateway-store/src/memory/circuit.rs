@@ -1,13 +1,14 @@
-//! `ProviderCircuits` in process; the same transitions as `circuit_record.lua`.
+//! `ProviderCircuits` in process; the same transitions as `circuit_apply` in `prelude.lua`.
 
 use async_trait::async_trait;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
-    CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, CoordinationError, ProviderCircuits, UnixMillis,
+    CircuitOutcome, CircuitPolicy, CircuitReport, CircuitSnapshot, CircuitState, CoordinationError, ProviderCircuits,
+    UnixMillis,
 };
 use gateway_core::domain::ProviderKind;
 
-use super::{CircuitRecord, MemoryCoordination, Phase};
+use super::{CircuitRecord, MemoryCoordination, Phase, State};
 
 #[async_trait]
 impl ProviderCircuits for MemoryCoordination {
@@ -18,29 +19,9 @@ impl ProviderCircuits for MemoryCoordination {
         policy: &CircuitPolicy,
     ) -> Result<CircuitSnapshot, CoordinationError> {
         let (mut state, now) = self.lock();
-        let circuit = state.circuits.entry(provider).or_default();
-        if circuit.phase == Phase::Open && circuit.open_until <= now {
-            circuit.phase = Phase::HalfOpen;
-        }
-        match outcome {
-            CircuitOutcome::Success => {
-                circuit.successes += 1;
-                circuit.consecutive = 0;
-                circuit.phase = Phase::Closed;
-            }
-            CircuitOutcome::Failure => {
-                circuit.failures += 1;
-                circuit.consecutive += 1;
-                let trips = circuit.phase == Phase::HalfOpen
-                    || (circuit.phase == Phase::Closed && circuit.consecutive >= policy.failure_threshold.max(1));
-                if trips {
-                    circuit.phase = Phase::Open;
-                    circuit.open_until = now + duration_millis(policy.open_for);
-                    circuit.opened += 1;
-                }
-            }
-        }
-        Ok(snapshot(circuit, now))
+        let report = CircuitReport { provider, outcome: Some(outcome), probe: false, policy: *policy };
+        apply(&mut state, now, &report);
+        Ok(snapshot(&state.circuits[&provider], now))
     }
 
     async fn circuit(&self, provider: ProviderKind) -> Result<CircuitSnapshot, CoordinationError> {
@@ -49,11 +30,63 @@ impl ProviderCircuits for MemoryCoordination {
     }
 }
 
+/// One report: closed counts consecutive failures and opens at the threshold; while open only
+/// the totals move; half-open decides on the next outcome. A decision (and a probe's report)
+/// frees the probe.
+pub(super) fn apply(state: &mut State, now: u64, report: &CircuitReport) {
+    let circuit = state.circuits.entry(report.provider).or_default();
+    let half_open = circuit.phase != Phase::Closed && circuit.open_until <= now;
+    if report.probe {
+        circuit.probe_until = 0;
+    }
+    match report.outcome {
+        None => {}
+        Some(CircuitOutcome::Success) => {
+            circuit.successes += 1;
+            if circuit.phase == Phase::Closed || half_open {
+                circuit.consecutive = 0;
+                circuit.phase = Phase::Closed;
+                circuit.probe_until = 0;
+            }
+        }
+        Some(CircuitOutcome::Failure) => {
+            circuit.failures += 1;
+            let trips = half_open
+                || (circuit.phase == Phase::Closed
+                    && circuit.consecutive + 1 >= report.policy.failure_threshold.max(1));
+            if circuit.phase == Phase::Closed || half_open {
+                circuit.consecutive += 1;
+            }
+            if trips {
+                circuit.phase = Phase::Open;
+                circuit.open_until = now + duration_millis(report.policy.open_for);
+                circuit.opened += 1;
+                circuit.probe_until = 0;
+            }
+        }
+    }
+}
+
+/// Step 2 of acquire: `Err(until)` refuses (open, or half-open with its probe in flight);
+/// `Ok(true)` means this acquire would take the probe.
+pub(super) fn admits(state: &State, provider: ProviderKind, now: u64) -> Result<bool, u64> {
+    let Some(circuit) = state.circuits.get(&provider) else { return Ok(false) };
+    match circuit.phase {
+        Phase::Closed => Ok(false),
+        _ if circuit.open_until > now => Err(circuit.open_until),
+        _ if circuit.probe_until > now => Err(circuit.probe_until.min(now + PROBE_RETRY_MS)),
+        _ => Ok(true),
+    }
+}
+
+/// What a request refused because the probe is in flight is told to wait, at most.
+pub(super) const PROBE_RETRY_MS: u64 = 5_000;
+
 fn snapshot(circuit: &CircuitRecord, now: u64) -> CircuitSnapshot {
     let state = match circuit.phase {
         Phase::Closed => CircuitState::Closed,
         Phase::Open if circuit.open_until > now => CircuitState::Open { until: UnixMillis(circuit.open_until) },
-        Phase::Open | Phase::HalfOpen => CircuitState::HalfOpen,
+        Phase::Open => CircuitState::HalfOpen,
     };
     CircuitSnapshot {
         state,

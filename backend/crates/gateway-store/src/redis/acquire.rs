@@ -7,8 +7,8 @@ use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
-    BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, HeldLeases, Ineligible, LeaseStatus, NoAccount,
-    PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, UnixMillis,
+    BudgetKind, CandidateVerdict, CircuitOutcome, CircuitReport, CoordinationError, FenceToken, Grant, HeldLeases,
+    Ineligible, LeaseStatus, NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, UnixMillis,
 };
 use gateway_core::domain::AccountId;
 
@@ -53,6 +53,8 @@ impl RequestSlots for RedisCoordination {
             None => call.key(keys.unused()).key(keys.unused()).key(keys.unused()),
         };
         call = call.key(spend_day).key(spend_month).key(keys.boot_slots(request.owner));
+        let replaced_circuit = request.replaces.as_ref().and_then(|r| r.circuit.as_ref());
+        call = call.key(replaced_circuit.map_or_else(|| keys.unused(), |report| keys.circuit(report.provider)));
         for candidate in &request.candidates {
             call = call
                 .key(keys.account(candidate.account))
@@ -83,6 +85,8 @@ impl RequestSlots for RedisCoordination {
         for kind in BudgetKind::ALL {
             call = call.arg(kind.limit(&budgets).map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX)));
         }
+        let (kind, probe, threshold, open_ms) = circuit_args(replaced_circuit);
+        call = call.arg(duration_millis(request.probe_ttl)).arg(kind).arg(probe).arg(threshold).arg(open_ms);
         for candidate in &request.candidates {
             call = call
                 .arg(candidate.account.to_string())
@@ -109,6 +113,9 @@ impl RequestSlots for RedisCoordination {
             ),
             None => (self.keys.unused(), self.keys.unused()),
         };
+        let circuit_key =
+            release.circuit.as_ref().map_or_else(|| self.keys.unused(), |report| self.keys.circuit(report.provider));
+        let (circuit_kind, probe, threshold, open_ms) = circuit_args(release.circuit.as_ref());
         let value = self
             .scripts
             .release
@@ -119,6 +126,7 @@ impl RequestSlots for RedisCoordination {
             .key(exclusions_key)
             .key(spend_day)
             .key(spend_month)
+            .key(circuit_key)
             .arg(request)
             .arg(token)
             .arg(kind)
@@ -129,6 +137,10 @@ impl RequestSlots for RedisCoordination {
             .arg(release.spend.map_or(0, |spend| spend.cost.0.max(0)))
             .arg(SPEND_DAY_LIFETIME_MS)
             .arg(SPEND_MONTH_LIFETIME_MS)
+            .arg(circuit_kind)
+            .arg(probe)
+            .arg(threshold)
+            .arg(open_ms)
             .invoke(&self.connection)
             .await?;
         let mut reply = Reply::new(self.scripts.release.name, value)?;
@@ -164,6 +176,18 @@ impl RedisCoordination {
     }
 }
 
+/// Report kind (`''` = no report, `none` = no verdict), probe flag, threshold, open period.
+fn circuit_args(report: Option<&CircuitReport>) -> (&'static str, &'static str, u32, u64) {
+    let Some(report) = report else { return ("", "0", 1, 0) };
+    let kind = match report.outcome {
+        None => "none",
+        Some(CircuitOutcome::Success) => "success",
+        Some(CircuitOutcome::Failure) => "failure",
+    };
+    let probe = if report.probe { "1" } else { "0" };
+    (kind, probe, report.policy.failure_threshold.max(1), duration_millis(report.policy.open_for))
+}
+
 fn feedback_args(feedback: Option<&AccountFeedback>) -> (&'static str, u64, &str) {
     match feedback {
         None => ("", 0, ""),
@@ -193,6 +217,7 @@ fn parse_acquire(reply: &mut Reply, request: &AcquireRequest) -> Result<AcquireO
             let admission_held = reply.i64()? == 1;
             let affinity_kind = reply.text()?;
             let affinity_account = reply.text()?;
+            let probe = reply.i64()? == 1;
             let other = || parse_account_text(&affinity_account, reply);
             let affinity = match affinity_kind.as_str() {
                 "none" => AffinityOutcome::NotRequested,
@@ -214,6 +239,7 @@ fn parse_acquire(reply: &mut Reply, request: &AcquireRequest) -> Result<AcquireO
                 in_flight,
                 affinity,
                 now,
+                probe,
             }))
         }
         "admission" => {

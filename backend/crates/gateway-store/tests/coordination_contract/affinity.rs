@@ -39,6 +39,7 @@ pub async fn affinity_binds_hits_bypasses_and_rebinds<C: Coordination>(port: Arc
     failover.replaces = Some(ReplacedAttempt {
         lease: hit.account,
         feedback: Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) }),
+        circuit: None,
     });
     let moved = granted(port.acquire(&failover).await?)?;
     ensure!(moved.account.account == c && moved.affinity == AffinityOutcome::Rebound { from: b }, "{moved:?}");

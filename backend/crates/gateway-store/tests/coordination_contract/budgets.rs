@@ -28,7 +28,7 @@ async fn spend<C: Coordination>(port: &C, admission: AdmissionLimits, tokens: u6
     wanted.admission = Some(admission);
     let grant = granted(port.acquire(&wanted).await?)?;
     let spend = Spend { client_key: admission.client_key, period: admission.period, tokens, cost: NanoUsd(cost) };
-    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spend) }).await?;
+    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spend), circuit: None }).await?;
     Ok(())
 }
 
@@ -38,7 +38,7 @@ async fn denial<C: Coordination>(port: &C, admission: AdmissionLimits) -> anyhow
     match port.acquire(&wanted).await? {
         AcquireOutcome::AdmissionDenied(denial) => Ok(Some(denial)),
         AcquireOutcome::Granted(grant) => {
-            port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None }).await?;
+            port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None, circuit: None }).await?;
             Ok(None)
         }
         other => bail!("expected a grant or an admission denial, got {other:?}"),
@@ -59,7 +59,7 @@ pub async fn spend_budgets_refuse_once_spent<C: Coordination>(port: Arc<C>) -> a
     );
     // A refused acquire took no slot: the cap-1 account is still free for a request without limits.
     let free = granted(port.acquire(&request(vec![candidate(account(41), 1)])).await?)?;
-    port.release(&ReleaseRequest { leases: free.held(), feedback: None, spend: None }).await?;
+    port.release(&ReleaseRequest { leases: free.held(), feedback: None, spend: None, circuit: None }).await?;
 
     // The next day starts from zero, but the month keeps counting.
     let tomorrow = budgeted(key, tokens, TOMORROW);
@@ -102,7 +102,7 @@ pub async fn spend_counts_before_a_budget_is_set<C: Coordination>(port: Arc<C>) 
     wanted.admission = Some(unlimited);
     let grant = granted(port.acquire(&wanted).await?)?;
     let spent = Spend { client_key: key, period: unlimited.period, tokens: 500, cost: NanoUsd(0) };
-    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spent) }).await?;
+    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spent), circuit: None }).await?;
     // A release without any lease (the request held none) still adds its spend.
     let spent_again = Spend { tokens: 20, ..spent };
     port.release(&ReleaseRequest { spend: Some(spent_again), ..ReleaseRequest::default() }).await?;

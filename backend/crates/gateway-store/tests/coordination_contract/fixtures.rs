@@ -12,6 +12,9 @@ use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, Request
 /// Deadline for conditions that depend on TTL expiry (generous for a loaded 2-core machine).
 pub const EXPIRY_DEADLINE: Duration = Duration::from_secs(10);
 
+/// How long an unreported half-open probe blocks the next one.
+pub const PROBE_TTL: Duration = Duration::from_millis(300);
+
 /// Every test has its own adapter (fresh in-process state or a unique Redis prefix).
 pub fn account(n: i64) -> AccountId {
     AccountId(n)
@@ -37,6 +40,7 @@ pub fn request(candidates: Vec<AccountCandidate>) -> AcquireRequest {
         strategy: PickStrategy::FirstEligible,
         affinity: None,
         lease_ttl: Duration::from_secs(30),
+        probe_ttl: PROBE_TTL,
         replaces: None,
     }
 }
@@ -64,12 +68,12 @@ pub fn granted(outcome: AcquireOutcome) -> anyhow::Result<Grant> {
 }
 
 pub async fn release<C: RequestSlots + ?Sized>(port: &C, grant: &Grant) -> anyhow::Result<()> {
-    port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None }).await?;
+    port.release(&ReleaseRequest { leases: grant.held(), ..ReleaseRequest::default() }).await?;
     Ok(())
 }
 
 pub async fn release_account<C: RequestSlots + ?Sized>(port: &C, lease: AccountLease) -> anyhow::Result<()> {
     let leases = HeldLeases { admission: None, account: Some(lease) };
-    port.release(&ReleaseRequest { leases, feedback: None, spend: None }).await?;
+    port.release(&ReleaseRequest { leases, ..ReleaseRequest::default() }).await?;
     Ok(())
 }

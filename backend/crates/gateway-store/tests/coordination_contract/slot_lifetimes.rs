@@ -36,7 +36,7 @@ pub async fn leaked_slot_expires_and_stale_token_is_rejected<C: Coordination>(po
     let renewed = port.heartbeat(boot(), &[stale], Duration::from_secs(60)).await?;
     ensure!(renewed == HeartbeatOutcome { renewed: 0, lost: 1 }, "stale heartbeat does not resurrect: {renewed:?}");
     ensure!(port.check_account_lease(&leaked.account).await? == LeaseStatus::Lost, "stale fence check fails");
-    let released = port.release(&ReleaseRequest { leases: stale, feedback: None, spend: None }).await?;
+    let released = port.release(&ReleaseRequest { leases: stale, feedback: None, spend: None, circuit: None }).await?;
     ensure!(released.account == LeaseStatus::Lost, "stale release reports lost: {released:?}");
     ensure!(
         port.check_account_lease(&successor.account).await? == LeaseStatus::Held,
@@ -65,7 +65,8 @@ pub async fn heartbeat_keeps_held_slots_past_their_first_ttl<C: Coordination>(po
     wanted.request = gateway_core::domain::RequestId::new();
     let refused = port.acquire(&wanted).await?;
     ensure!(matches!(refused, AcquireOutcome::AdmissionDenied(_)), "renewed admission slot still counts: {refused:?}");
-    let released = port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None }).await?;
+    let released =
+        port.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: None, circuit: None }).await?;
     ensure!(released.account == LeaseStatus::Held && released.admission == LeaseStatus::Held, "{released:?}");
     Ok(())
 }
@@ -74,7 +75,7 @@ pub async fn release_applies_account_feedback<C: Coordination>(port: Arc<C>) -> 
     let (a, b) = (account(1), account(2));
     let grant = granted(port.acquire(&request(vec![candidate(a, 5)])).await?)?;
     let feedback = Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) });
-    let released = port.release(&ReleaseRequest { leases: grant.held(), feedback, spend: None }).await?;
+    let released = port.release(&ReleaseRequest { leases: grant.held(), feedback, spend: None, circuit: None }).await?;
     ensure!(released.account == LeaseStatus::Held, "{released:?}");
     let cooling = port.cooldowns(&[a, b]).await?;
     ensure!(cooling[0].is_some_and(|until| until > grant.now) && cooling[1].is_none(), "{cooling:?}");
@@ -85,7 +86,7 @@ pub async fn release_applies_account_feedback<C: Coordination>(port: Arc<C>) -> 
 
     let grant = granted(port.acquire(&request(vec![candidate(b, 5)])).await?)?;
     let feedback = Some(AccountFeedback::ExcludeModel { model: "gpt-5".to_owned(), ttl: Duration::from_secs(60) });
-    port.release(&ReleaseRequest { leases: grant.held(), feedback, spend: None }).await?;
+    port.release(&ReleaseRequest { leases: grant.held(), feedback, spend: None, circuit: None }).await?;
     let outcome = port.acquire(&request(vec![candidate(b, 5)])).await?;
     let excluded = matches!(&outcome, AcquireOutcome::NoAccount(n)
         if matches!(n.verdicts[0].reason, Ineligible::ModelExcluded { .. }));

@@ -1,13 +1,15 @@
 //! SPEC §3's budget, measured on a private server's command statistics: one acquire is one
-//! client command (EVALSHA) and one release is one more; no PING, no script load, no MULTI. Long
-//! streams add nothing per request: one heartbeat call per 256 held requests and period.
+//! client command (EVALSHA) and one release is one more (with the account feedback, the spend
+//! and the provider circuit's outcome); no PING, no script load, no MULTI. Long streams add
+//! nothing per request: one heartbeat call per 256 held requests and period.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::ensure;
 use gateway_core::coordination::{
-    AffinityRequest, HeldSlots, ReleaseRequest, RequestSlots, SessionSignal, SignalSource, Spend, SpendBudgets,
+    AffinityRequest, CircuitOutcome, CircuitPolicy, CircuitReport, HeldSlots, ReleaseRequest, RequestSlots,
+    SessionSignal, SignalSource, Spend, SpendBudgets,
 };
 use gateway_core::domain::{AccountId, ClientKeyId, NanoUsd, ProviderKind};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
@@ -66,7 +68,16 @@ async fn acquire_and_release_are_one_round_trip_each() -> anyhow::Result<()> {
         let grant = granted(coordination.acquire(&wanted).await?)?;
         let period = wanted.admission.map(|a| a.period).expect("admission");
         let spend = Spend { client_key: ClientKeyId(1), period, tokens: 120, cost: NanoUsd(3_000) };
-        coordination.release(&ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spend) }).await?;
+        // The circuit learns the outcome in the same script: no round trip of its own.
+        let circuit = CircuitReport {
+            provider: ProviderKind::Openai,
+            outcome: Some(CircuitOutcome::Success),
+            probe: grant.probe,
+            policy: CircuitPolicy { failure_threshold: 5, open_for: Duration::from_secs(30) },
+        };
+        let release =
+            ReleaseRequest { leases: grant.held(), feedback: None, spend: Some(spend), circuit: Some(circuit) };
+        coordination.release(&release).await?;
     }
     // Command statistics also count the commands scripts run; TIME runs once per script.
     let calls = command_calls(&mut stats).await?;

@@ -41,4 +41,4 @@ pub mod version_check;
 pub mod websocket;
 
 pub use provider::OpenAiProvider;
-pub use settings::OpenAiSettings;
+pub use settings::{InvalidSetting, OpenAiSetting, OpenAiSettings};

@@ -18,10 +18,10 @@ use crate::oauth::OpenAiOAuth;
 use crate::refresh::Refresher;
 use crate::renewer::OpenAiRenewer;
 use crate::request_profile::{ProfileHolder, RequestProfile};
-use crate::settings::OpenAiSettings;
+use crate::settings::{CheckedUrls, InvalidSetting, OpenAiSetting, OpenAiSettings};
 use crate::socket_route::SocketRoute;
 use crate::transport::Transport;
-use crate::upstream_url::{UrlRefused, checked_base_url};
+use crate::upstream_url::{UrlRefused, checked_appcast_url};
 use crate::version_check::VersionCheck;
 use crate::websocket::{PoolLimits, PrewarmMemory, SocketPool, WsEndpoint};
 
@@ -51,21 +51,22 @@ pub struct OpenAiProvider {
 }
 
 impl OpenAiProvider {
-    pub fn new(settings: &OpenAiSettings, credentials: Arc<dyn CredentialStore>) -> Result<Self, UrlRefused> {
-        let backend = checked_base_url(&settings.backend_url, settings.allow_http_loopback)?;
-        let auth = checked_base_url(&settings.auth_url, settings.allow_http_loopback)?;
+    /// The provider over `settings`; every setting is checked first ([`OpenAiSettings::check`]).
+    pub fn new(settings: &OpenAiSettings, credentials: Arc<dyn CredentialStore>) -> Result<Self, InvalidSetting> {
+        let CheckedUrls { backend, auth } = settings.check()?;
+        let invalid = |setting, reason: String| InvalidSetting { setting, reason };
         let client = reqwest::Client::builder()
             .pool_idle_timeout(std::time::Duration::from_secs(90))
             .tcp_nodelay(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|_| UrlRefused::new(&backend, "the HTTP client could not be built"))?;
-        let profile = RequestProfile::from_settings(settings)
-            .map_err(|_| UrlRefused::new(&backend, "invalid request profile header values"))?;
+            .map_err(|e| invalid(OpenAiSetting::AuthUrl, format!("the HTTP client could not be built: {e}")))?;
+        let profile =
+            RequestProfile::from_settings(settings).map_err(|e| invalid(OpenAiSetting::UserAgent, e.to_string()))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());
         let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
-        let transport =
-            Transport::new(&backend, client.clone(), profile.clone(), catalog.clone(), settings.stream_idle_timeout);
+        let transport = Transport::new(&backend, profile.clone(), catalog.clone(), settings.stream_idle_timeout)
+            .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
             prewarms: PrewarmMemory::default(),
@@ -186,16 +187,6 @@ impl OpenAiProvider {
             }
         }
     }
-}
-
-fn checked_appcast_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
-    // An appcast address is a full URL: the base-URL rule minus the "no query" part.
-    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
-    let checked = checked_base_url(base, allow_http_loopback)?;
-    Ok(match query {
-        Some(q) => format!("{checked}?{q}"),
-        None => checked,
-    })
 }
 
 fn unusable(reason: &str) -> AttemptFailure {

@@ -40,3 +40,63 @@ impl Default for OpenAiSettings {
         }
     }
 }
+
+/// A setting of [`OpenAiSettings`] (or the appcast address) by name, so that the composition
+/// root can name the configuration key it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenAiSetting {
+    BackendUrl,
+    AuthUrl,
+    AppcastUrl,
+    Originator,
+    ClientVersion,
+    UserAgent,
+}
+
+/// A setting the provider cannot run with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct InvalidSetting {
+    pub setting: OpenAiSetting,
+    pub reason: String,
+}
+
+/// The upstream URLs after [`OpenAiSettings::check`]: trailing slash removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedUrls {
+    pub backend: String,
+    pub auth: String,
+}
+
+impl OpenAiSettings {
+    /// Every check the provider makes before it runs: the upstream URLs pass the SSRF guard and
+    /// are usable by the upstream clients as written, and the request profile's values are valid
+    /// header values. Called at start-up (before storage is opened) and by
+    /// [`crate::OpenAiProvider::new`], so a bad value is a start-up error, never a provider that
+    /// fails every call.
+    pub fn check(&self) -> Result<CheckedUrls, InvalidSetting> {
+        let url = |setting, value: &str| {
+            crate::upstream_url::checked_base_url(value, self.allow_http_loopback)
+                .map_err(|e| InvalidSetting { setting, reason: e.to_string() })
+        };
+        let backend = url(OpenAiSetting::BackendUrl, &self.backend_url)?;
+        let auth = url(OpenAiSetting::AuthUrl, &self.auth_url)?;
+        let header = |setting, value: &str| {
+            http::HeaderValue::from_str(value)
+                .map(drop)
+                .map_err(|_| InvalidSetting { setting, reason: format!("`{value}` is not a valid header value") })
+        };
+        header(OpenAiSetting::Originator, &self.originator)?;
+        header(OpenAiSetting::ClientVersion, &self.client_version)?;
+        if let Some(user_agent) = &self.user_agent {
+            header(OpenAiSetting::UserAgent, user_agent)?;
+        }
+        Ok(CheckedUrls { backend, auth })
+    }
+
+    /// The appcast address under the same rule (a query is allowed).
+    pub fn check_appcast_url(&self, url: &str) -> Result<String, InvalidSetting> {
+        crate::upstream_url::checked_appcast_url(url, self.allow_http_loopback)
+            .map_err(|e| InvalidSetting { setting: OpenAiSetting::AppcastUrl, reason: e.to_string() })
+    }
+}

@@ -83,11 +83,13 @@ impl SocketRoute {
                 headers_time: started.elapsed(),
                 transport: ClientTransport::Websocket,
             }),
-            Err(crate::websocket::exchange::ExchangeFailure::Stale) => Err(if previous.is_some() {
-                lost()
-            } else {
-                AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "the upstream socket was unusable")
-            }),
+            // Even a fresh socket could not take the frame (the upstream dropped it mid-send, as
+            // servers do with a frame above their limit): HTTP SSE on the same account, like a
+            // refused handshake. Neither the account nor the provider is blamed for it.
+            Err(crate::websocket::exchange::ExchangeFailure::Stale) => {
+                tracing::info!(account = %account, "the upstream socket did not take the frame; using HTTP SSE");
+                self.fall_back(call, credential, http, previous.is_some()).await
+            }
             Err(crate::websocket::exchange::ExchangeFailure::Failed(failure)) => Err(failure),
         }
     }

@@ -15,14 +15,14 @@ use gateway_protocol::SseFramer;
 use gateway_protocol::request::BodyEdit;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::http1::SendError;
 use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
-use crate::classify::{MAX_ERROR_BODY, classify};
+use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
 use crate::credential::OpenAiCredential;
 use crate::rate_limits;
 use crate::request_profile::ProfileHolder;
+use crate::upstream_url::UrlRefused;
 
 /// Parameters the Codex backend refuses with `Unsupported parameter`; dropped before sending.
 pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
@@ -69,19 +69,19 @@ pub struct Transport {
 }
 
 impl Transport {
+    /// The transport to `backend_url` (already through the SSRF guard). A URL the upstream
+    /// client cannot use is an error: there is no fallback address.
     pub fn new(
         backend_url: &str,
-        client: reqwest::Client,
         profile: ProfileHolder,
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
-    ) -> Self {
-        let _ = client;
-        let http = crate::http1::Http1Client::new(backend_url)
-            .unwrap_or_else(|_| crate::http1::Http1Client::new("http://127.0.0.1:9").expect("a fixed valid URL"));
-        let base_path =
-            backend_url.parse::<http::Uri>().map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default();
-        Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout }
+    ) -> Result<Self, UrlRefused> {
+        let refused = |reason| UrlRefused { url: backend_url.to_owned(), reason };
+        let http = crate::http1::Http1Client::new(backend_url).map_err(|_| refused("not usable by the HTTP client"))?;
+        let uri = backend_url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
+        let base_path = uri.path().trim_end_matches('/');
+        Ok(Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout })
     }
 
     /// The body as the backend requires it; every other byte stays the client's.
@@ -188,30 +188,7 @@ impl Transport {
                     "no upstream answer before the header timeout",
                 ));
             }
-            Ok(Err(SendError::NotSent(reason))) => {
-                tracing::debug!(%reason, "upstream connection failed");
-                return Err(AttemptFailure::new(
-                    FailureClass::ConnectFailed,
-                    SendState::NotSent,
-                    "cannot connect upstream",
-                ));
-            }
-            Ok(Err(SendError::LocalResources(reason))) => {
-                tracing::warn!(%reason, "the gateway is out of connection resources");
-                return Err(AttemptFailure::new(
-                    FailureClass::GatewayOverloaded,
-                    SendState::NotSent,
-                    "the gateway is out of connections",
-                ));
-            }
-            Ok(Err(SendError::Ambiguous(reason))) => {
-                tracing::debug!(%reason, "upstream exchange failed");
-                return Err(AttemptFailure::new(
-                    FailureClass::Ambiguous,
-                    SendState::Ambiguous,
-                    "the upstream connection failed after the request was written",
-                ));
-            }
+            Ok(Err(error)) => return Err(classify_transport(&error)),
             Ok(Ok(response)) => response,
         };
         let headers_time = started.elapsed();
@@ -247,8 +224,13 @@ impl Transport {
     }
 }
 
+/// The account's stored credential cannot be sent: the account's problem, not the upstream's.
 fn local_failure(message: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, message)
+    AttemptFailure::new(
+        FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
+        SendState::NotSent,
+        message,
+    )
 }
 
 /// Reads at most `limit` bytes of an error body (bounded in time too).

@@ -1,5 +1,7 @@
 //! SSRF guard for configured upstream URLs: `https` only, except plain `http` to a loopback
-//! address when explicitly allowed (tests and the simulator).
+//! address when explicitly allowed (tests and the simulator). A URL that passes is also one the
+//! upstream clients can use exactly as written (the HTTP/1.1 client parses it as an `http::Uri`),
+//! so a bad URL is refused at start-up instead of failing every call later.
 
 use std::net::IpAddr;
 
@@ -36,13 +38,16 @@ pub fn shown(url: &str) -> String {
 pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
     let refuse = |reason| UrlRefused::new(url, reason);
     let parsed = reqwest::Url::parse(url).map_err(|_| refuse("not a valid URL"))?;
+    if url.parse::<http::Uri>().is_err() || !url.is_ascii() {
+        return Err(refuse("not a valid URL as written (ASCII only: punycode hosts, percent-encoded paths)"));
+    }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(refuse("credentials in the URL are not allowed"));
     }
     if parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(refuse("a base URL has no query or fragment"));
     }
-    let host = parsed.host_str().ok_or_else(|| refuse("no host"))?;
+    let host = parsed.host_str().filter(|h| !h.is_empty()).ok_or_else(|| refuse("no host"))?;
     match parsed.scheme() {
         "https" => {}
         "http" if allow_http_loopback && is_loopback(host) => {}
@@ -50,6 +55,18 @@ pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, 
         _ => return Err(refuse("only https is allowed")),
     }
     Ok(url.trim_end_matches('/').to_owned())
+}
+
+/// An appcast address is a full URL: the base-URL rule minus the "no query" part.
+pub fn checked_appcast_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let checked = checked_base_url(base, allow_http_loopback).map_err(|e| UrlRefused { url: url.to_owned(), ..e })?;
+    let Some(query) = query else { return Ok(checked) };
+    let full = format!("{checked}?{query}");
+    if query.contains('#') || full.parse::<http::Uri>().is_err() {
+        return Err(UrlRefused { url: url.to_owned(), reason: "not a valid URL as written (no fragment)" });
+    }
+    Ok(full)
 }
 
 fn is_loopback(host: &str) -> bool {

@@ -2,9 +2,11 @@
 //! Redis where a test needs storage or coordination.
 
 mod catalog;
+mod classify;
 mod http1_client;
 mod oauth;
 mod quota;
 mod refresh;
 mod support;
+mod upstream_url;
 mod version_check;

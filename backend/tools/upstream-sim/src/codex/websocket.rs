@@ -77,7 +77,13 @@ pub async fn upgrade(
         born: Instant::now(),
         last: None,
     };
-    let mut response = upgrade.max_message_size(64 << 20).on_upgrade(move |socket| socket_state.run(socket));
+    // Frames above the frame limit fail at their header (the connection drops mid-send); the
+    // message limit is checked once a message is read (close 1009).
+    let settings = state.settings();
+    let upgrade = upgrade
+        .max_frame_size(settings.ws_max_frame_bytes)
+        .max_message_size(settings.ws_max_message_bytes.max(settings.ws_max_frame_bytes).max(64 << 20));
+    let mut response = upgrade.on_upgrade(move |socket| socket_state.run(socket));
     response.headers_mut().extend(headers);
     response
 }
@@ -145,6 +151,11 @@ impl Socket {
 
     async fn on_text(&mut self, socket: &mut WebSocket, text: Utf8Bytes) -> Next {
         self.state.record("WS", &self.uri, &self.headers, text.as_bytes(), Some(self.account_id.clone()));
+        if text.len() > self.state.settings().ws_max_message_bytes {
+            let close = CloseFrame { code: 1009, reason: Utf8Bytes::from_static("message too big") };
+            let _ = socket.send(Message::Close(Some(close))).await;
+            return Next::Abort;
+        }
         let frame: Value = match serde_json::from_str(text.as_str()) {
             Ok(frame) => frame,
             Err(error) => {

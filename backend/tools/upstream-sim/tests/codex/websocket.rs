@@ -172,3 +172,29 @@ async fn scripted_drop_ends_without_a_close_frame() {
     assert_eq!(seen, 2 + 4, "rate limits + metadata + 4 events");
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_message_above_the_limit_is_closed_with_1009() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    sim.update_settings(SettingsPatch { ws_max_message_bytes: Some(4096), ..Default::default() });
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    send(&mut socket, create(&"x".repeat(8192))).await;
+    match socket.next().await {
+        Some(Ok(Message::Close(Some(frame)))) => assert_eq!(u16::from(frame.code), 1009),
+        other => panic!("expected a 1009 close, got {other:?}"),
+    }
+    assert_eq!(sim.requests().iter().filter(|r| r.method == "WS").count(), 1, "the message was read and recorded");
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_frame_above_the_frame_limit_drops_the_connection() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    sim.update_settings(SettingsPatch { ws_max_frame_bytes: Some(4096), ..Default::default() });
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    // The frame is refused at its header: the message is never read or recorded.
+    let _ = socket.send(Message::text(create(&"x".repeat(8192)).to_string())).await;
+    assert!(!matches!(socket.next().await, Some(Ok(Message::Text(_)))), "no answer to a dropped frame");
+    assert_eq!(sim.requests().iter().filter(|r| r.method == "WS").count(), 0);
+    sim.shutdown().await;
+}

@@ -1,10 +1,12 @@
--- acquire: circuit, admission, affinity and account choice in one step; all or nothing.
+-- acquire: circuit, admission, affinity and account choice in one step; all or nothing (the
+-- replaced attempt's slot, feedback and circuit report are applied first, whatever follows).
 -- KEYS[1] admission slots zset   KEYS[2] admission rpm zset   KEYS[3] affinity binding
 -- KEYS[4] provider circuit hash
 -- KEYS[5..7] replaced attempt's account hash, slots zset, exclusions zset
 -- KEYS[8] the key's spend hash of this UTC day   KEYS[9] of this UTC month
 -- KEYS[10] the owner boot's slot index (member '<slots zset key>|<member>' -> slot expiry ms)
--- KEYS[11+3i..13+3i] candidate i's account hash, slots zset, exclusions zset
+-- KEYS[11] the replaced attempt's provider circuit hash
+-- KEYS[12+3i..14+3i] candidate i's account hash, slots zset, exclusions zset
 -- ARGV[1] request id  ARGV[2] lease ttl ms
 -- ARGV[3] admission max concurrency ('' = skip admission, -1 = unlimited)  ARGV[4] rpm (-1 = unlimited)
 -- ARGV[5] strategy 'first' | 'least'  ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
@@ -12,7 +14,10 @@
 -- ARGV[10] feedback kind ('' | 'cooldown' | 'exclude')  ARGV[11] feedback ms  ARGV[12] feedback model
 -- ARGV[13] max exclusions per account
 -- ARGV[14..17] budgets (-1 = unlimited): daily tokens, monthly tokens, daily cost, monthly cost
--- ARGV[18+3i..20+3i] candidate i's account id, cap, interval ms
+-- ARGV[18] half-open probe ttl ms
+-- ARGV[19] replaced attempt's circuit report ('' = none | 'none' | 'success' | 'failure')
+-- ARGV[20] it held the probe ('1' | '0')  ARGV[21] failure threshold  ARGV[22] open for ms
+-- ARGV[23+3i..25+3i] candidate i's account id, cap, interval ms
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
 
@@ -21,12 +26,25 @@ if ARGV[8] ~= '' then
   redis.call('ZREM', KEYS[6], ARGV[9])
   apply_feedback(KEYS[5], KEYS[7], now, ARGV[10], tonumber(ARGV[11]), ARGV[12], tonumber(ARGV[13]))
 end
+if ARGV[19] ~= '' then
+  local outcome = ARGV[19]
+  if outcome == 'none' then outcome = '' end
+  circuit_apply(KEYS[11], now, outcome, ARGV[20], tonumber(ARGV[21]), tonumber(ARGV[22]))
+end
 
--- 2. Provider circuit.
-local circuit = redis.call('HMGET', KEYS[4], 'state', 'open_until')
-local open_until = tonumber(circuit[2]) or 0
-if circuit[1] == 'open' and open_until > now then
-  return {'circuit', int(open_until)}
+-- 2. Provider circuit: open refuses; half-open lets one probe through at a time.
+local circuit = redis.call('HMGET', KEYS[4], 'state', 'open_until', 'probe_until')
+local probe = false
+if circuit[1] == 'open' then
+  local open_until = tonumber(circuit[2]) or 0
+  if open_until > now then
+    return {'circuit', int(open_until)}
+  end
+  local probe_until = tonumber(circuit[3]) or 0
+  if probe_until > now then
+    return {'circuit', int(math.min(probe_until, now + 5000))}
+  end
+  probe = true
 end
 
 -- 3. Client admission (checked, recorded only once an account is chosen), budgets last.
@@ -68,12 +86,12 @@ if admit then
 end
 
 -- 4. Candidate verdicts, first failing check wins: cooldown, exclusion, cap, interval.
-local count = (#ARGV - 17) / 3
+local count = (#ARGV - 22) / 3
 local model = ARGV[6]
 local ids, in_flight, verdict, verdict_a, verdict_b, index_of = {}, {}, {}, {}, {}, {}
 for i = 0, count - 1 do
-  local account_key, slots_key, excl_key = KEYS[11 + 3 * i], KEYS[12 + 3 * i], KEYS[13 + 3 * i]
-  local id, cap, interval = ARGV[18 + 3 * i], tonumber(ARGV[19 + 3 * i]), tonumber(ARGV[20 + 3 * i])
+  local account_key, slots_key, excl_key = KEYS[12 + 3 * i], KEYS[13 + 3 * i], KEYS[14 + 3 * i]
+  local id, cap, interval = ARGV[23 + 3 * i], tonumber(ARGV[24 + 3 * i]), tonumber(ARGV[25 + 3 * i])
   local n = i + 1
   ids[n] = id
   index_of[id] = n
@@ -142,7 +160,7 @@ end
 
 -- 7. Record: account slot with a fresh fencing token, interval start, admission, binding.
 local c = chosen - 1
-local account_key, slots_key = KEYS[11 + 3 * c], KEYS[12 + 3 * c]
+local account_key, slots_key = KEYS[12 + 3 * c], KEYS[13 + 3 * c]
 local token = next_fence_field(account_key, 'fence', now)
 redis.call('HSET', account_key, 'last_start', int(now))
 redis.call('ZADD', slots_key, int(now + ttl), int(token))
@@ -165,4 +183,10 @@ if affinity == 'hit' or affinity == 'bypassed' then
 elseif affinity == 'bound' or affinity == 'rebound' then
   redis.call('SET', KEYS[3], ids[chosen], 'PX', ARGV[7])
 end
-return {'ok', int(now), ids[chosen], token, in_flight[chosen] + 1, admission_held, affinity, affinity_account}
+local probe_held = 0
+if probe then
+  redis.call('HSET', KEYS[4], 'probe_until', int(now + tonumber(ARGV[18])))
+  probe_held = 1
+end
+return {'ok', int(now), ids[chosen], token, in_flight[chosen] + 1, admission_held, affinity, affinity_account,
+  probe_held}

@@ -60,3 +60,47 @@ local function slot_held(slots_key, member, now)
   return expiry ~= nil and expiry > now
 end
 
+
+-- Provider circuit (same transitions as memory/circuit.rs): one outcome ('' = no verdict,
+-- 'success', 'failure'); probe '1' gives the half-open probe back. Closed counts consecutive
+-- failures and opens at the threshold; while open only the totals move; half-open decides on
+-- the next outcome. A decision frees the probe. Reply as circuit_record.
+local function circuit_apply(key, now, outcome, probe, threshold, open_ms)
+  local f = redis.call('HMGET', key, 'state', 'open_until', 'consecutive', 'failures', 'successes', 'opened')
+  local state = f[1] or 'closed'
+  local open_until = tonumber(f[2]) or 0
+  local consecutive = tonumber(f[3]) or 0
+  local failures = tonumber(f[4]) or 0
+  local successes = tonumber(f[5]) or 0
+  local opened = tonumber(f[6]) or 0
+  local half_open = state ~= 'closed' and open_until <= now
+  local free_probe = probe == '1'
+  if outcome == 'success' then
+    successes = successes + 1
+    if state == 'closed' or half_open then
+      consecutive = 0
+      state = 'closed'
+      free_probe = true
+    end
+  elseif outcome == 'failure' then
+    failures = failures + 1
+    if state == 'closed' or half_open then
+      consecutive = consecutive + 1
+      if half_open or consecutive >= threshold then
+        state = 'open'
+        open_until = now + open_ms
+        opened = opened + 1
+        free_probe = true
+      end
+    end
+  end
+  if outcome ~= '' then
+    redis.call('HSET', key, 'state', state, 'open_until', int(open_until), 'consecutive', int(consecutive),
+      'failures', int(failures), 'successes', int(successes), 'opened', int(opened))
+  end
+  if free_probe then
+    redis.call('HDEL', key, 'probe_until')
+  end
+  if state == 'open' and open_until <= now then state = 'half_open' end
+  return {state, int(open_until), int(consecutive), int(failures), int(successes), int(opened)}
+end

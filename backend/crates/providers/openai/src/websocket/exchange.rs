@@ -18,6 +18,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::connect::Socket;
 use super::pool::PooledSocket;
+use crate::classify::{classify_close, classify_error_frame, classify_socket_send};
 use crate::rate_limits;
 
 /// Why an exchange did not start a stream.
@@ -26,7 +27,8 @@ pub enum ExchangeFailure {
     /// The socket was dead before the frame left: safe to retry on a fresh socket (when the
     /// request does not depend on this socket's state).
     Stale,
-    /// The backend answered with an error frame, or the socket broke after the frame left.
+    /// The backend answered with an error frame or closed the socket (1009: the request was too
+    /// big), the socket broke after the frame left, or the frame was too big to send.
     Failed(AttemptFailure),
 }
 
@@ -42,10 +44,11 @@ pub async fn exchange(
     let mut guard = tokio::time::timeout(LOCK_WAIT, pooled.socket.clone().lock_owned())
         .await
         .map_err(|_| ExchangeFailure::Stale)?;
-    let text = String::from_utf8(frame).map_err(|_| ExchangeFailure::Failed(rejected("the request is not UTF-8")))?;
-    if guard.send(Message::text(text)).await.is_err() {
+    let text = String::from_utf8(frame).map_err(|_| ExchangeFailure::Failed(not_utf8()))?;
+    if let Err(error) = guard.send(Message::text(text)).await {
         pooled.mark_broken();
-        return Err(ExchangeFailure::Stale);
+        // Too big to send is the request's fault; any other send failure means a dead socket.
+        return Err(classify_socket_send(&error).map_or(ExchangeFailure::Stale, ExchangeFailure::Failed));
     }
     let mut quota = None;
     let quota_slot = &mut quota;
@@ -62,16 +65,17 @@ pub async fn exchange(
                         }
                         Some((EventKind::CodexMetadata, _)) => {}
                         Some((EventKind::Error, _)) if is_age_limit(bytes) => return Err(None),
-                        Some((EventKind::Error, _)) => return Err(Some(classify_error_frame(bytes))),
+                        Some((EventKind::Error, _)) => {
+                            return Err(Some(classify_error_frame(bytes, OffsetDateTime::now_utc())));
+                        }
                         Some((_, name)) => return Ok(SseFrame::from_event(&name, bytes)),
                         None => return Err(Some(ambiguous("the upstream sent a frame without a type"))),
                     }
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
                 Some(Ok(Message::Binary(_))) => return Err(Some(ambiguous("the upstream sent a binary frame"))),
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
-                    return Err(Some(ambiguous("the upstream socket closed before the first event")));
-                }
+                Some(Ok(Message::Close(frame))) => return Err(Some(classify_close(frame.as_ref()))),
+                None | Some(Err(_)) => return Err(Some(classify_close(None))),
             }
         }
     };
@@ -188,50 +192,16 @@ fn ambiguous(message: &str) -> AttemptFailure {
     AttemptFailure::new(FailureClass::Ambiguous, SendState::Ambiguous, message)
 }
 
-fn rejected(message: &str) -> AttemptFailure {
-    AttemptFailure::new(
-        FailureClass::Rejected(Box::new(ApiError::new(ErrorCode::InvalidRequest, message))),
-        SendState::NotSent,
-        message,
-    )
-}
-
 fn is_age_limit(bytes: &[u8]) -> bool {
     let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
     value.pointer("/error/code").and_then(Value::as_str) == Some("websocket_connection_limit_reached")
 }
 
-/// `{"type":"error","status":429,"error":{"type":"usage_limit_reached",…}}` and friends.
-fn classify_error_frame(bytes: &[u8]) -> AttemptFailure {
-    let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    let status = value.get("status").or_else(|| value.get("status_code")).and_then(Value::as_u64).unwrap_or(0) as u16;
-    let error = value.get("error").cloned().unwrap_or(Value::Null);
-    let code = error.get("code").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let kind = error.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let sent = SendState::Sent;
-    let with = |class: FailureClass, note: &str| AttemptFailure::new(class, sent, note).with_status(status.max(400));
-    if code == "previous_response_not_found" {
-        return with(FailureClass::ContinuationLost, "the upstream socket lost the previous response");
-    }
-    match status {
-        429 => {
-            let until = error
-                .get("resets_at")
-                .and_then(Value::as_i64)
-                .and_then(|t| OffsetDateTime::from_unix_timestamp(t).ok());
-            with(FailureClass::RateLimited { until }, &format!("upstream 429 {kind}"))
-        }
-        401 => with(FailureClass::Unauthorized, "upstream refused the credential (401)"),
-        400 if message.to_ascii_lowercase().contains("not supported") => {
-            with(FailureClass::ModelNotSupported, "the account cannot use this model")
-        }
-        400..=499 => {
-            let mut api = ApiError::new(ErrorCode::InvalidRequest, message.chars().take(2000).collect::<String>());
-            api.status_override = Some(status);
-            api.upstream_code = (!code.is_empty() && code.len() <= 64).then_some(code);
-            with(FailureClass::Rejected(Box::new(api)), "upstream refused the request")
-        }
-        _ => with(FailureClass::UpstreamUnavailable, "upstream error frame"),
-    }
+fn not_utf8() -> AttemptFailure {
+    let message = "the request is not UTF-8";
+    AttemptFailure::new(
+        FailureClass::Rejected(Box::new(ApiError::new(ErrorCode::InvalidRequest, message))),
+        SendState::NotSent,
+        message,
+    )
 }
