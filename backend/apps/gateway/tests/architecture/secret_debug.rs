@@ -214,6 +214,7 @@ fn admin_types() -> Vec<(&'static str, String)> {
         absolute_expires_at: now,
         ip: None,
         user_agent: None,
+        credential_stamp: SECRET.to_owned(),
     };
     let input = BackupSettingsInput {
         endpoint: "https://203.0.113.10".to_owned(),

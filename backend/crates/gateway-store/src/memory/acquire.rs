@@ -12,7 +12,7 @@ use gateway_core::coordination::{
 };
 use gateway_core::domain::{AccountId, ClientKeyId};
 
-use super::{Expiring, MemoryCoordination, Phase, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
+use super::{Expiring, MemoryCoordination, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
 
 #[async_trait]
 impl RequestSlots for MemoryCoordination {

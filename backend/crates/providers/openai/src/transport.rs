@@ -77,7 +77,7 @@ impl Transport {
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
     ) -> Result<Self, UrlRefused> {
-        let refused = |reason| UrlRefused { url: backend_url.to_owned(), reason };
+        let refused = |reason| UrlRefused::new(backend_url, reason);
         let http = crate::http1::Http1Client::new(backend_url).map_err(|_| refused("not usable by the HTTP client"))?;
         let uri = backend_url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
         let base_path = uri.path().trim_end_matches('/');

@@ -60,11 +60,11 @@ pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, 
 /// An appcast address is a full URL: the base-URL rule minus the "no query" part.
 pub fn checked_appcast_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
     let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
-    let checked = checked_base_url(base, allow_http_loopback).map_err(|e| UrlRefused { url: url.to_owned(), ..e })?;
+    let checked = checked_base_url(base, allow_http_loopback).map_err(|e| UrlRefused::new(url, e.reason))?;
     let Some(query) = query else { return Ok(checked) };
     let full = format!("{checked}?{query}");
     if query.contains('#') || full.parse::<http::Uri>().is_err() {
-        return Err(UrlRefused { url: url.to_owned(), reason: "not a valid URL as written (no fragment)" });
+        return Err(UrlRefused::new(url, "not a valid URL as written (no fragment)"));
     }
     Ok(full)
 }
