@@ -58,6 +58,8 @@ const SWEPT: &[&str] = &[
     "gateway-admin::AdminUserRecord",
     "gateway-admin::BackupSettingsInput",
     "gateway-admin::BackupStorageSecrets",
+    "gateway-admin::ClientOrigin",
+    "gateway-admin::DeviceCookieKey",
     "gateway-admin::FlowSeal",
     "gateway-admin::NewAdminUser",
     "gateway-admin::PasswordHash",
@@ -188,6 +190,14 @@ fn flow_seal() -> gateway_admin::oauth::FlowSeal {
     gateway_admin::oauth::FlowSeal::derive(ProviderKind::Openai, SECRET.as_bytes(), &key)
 }
 
+/// A device-cookie key derived from the planted secret: its key bytes are not the secret, so
+/// the redaction itself is checked too.
+fn device_cookie_key_debug() -> String {
+    let debug = format!("{:?}", gateway_admin::auth::device_cookie::DeviceCookieKey::derive(SECRET.as_bytes()));
+    assert!(debug.contains("REDACTED"), "DeviceCookieKey prints its key material: {debug}");
+    debug
+}
+
 fn admin_types() -> Vec<(&'static str, String)> {
     let secrets = BackupStorageSecrets::new(SECRET.to_owned(), SECRET.to_owned());
     let hash = PasswordHash(format!("$argon2id$v=19$m=19456,t=2,p=1${SECRET}"));
@@ -237,6 +247,17 @@ fn admin_types() -> Vec<(&'static str, String)> {
         ("gateway-admin::AdminUserRecord", format!("{user:?}")),
         ("gateway-admin::BackupSettingsInput", format!("{input:?}")),
         ("gateway-admin::BackupStorageSecrets", format!("{secrets:?}")),
+        (
+            "gateway-admin::ClientOrigin",
+            format!(
+                "{:?}",
+                gateway_admin::auth::ClientOrigin {
+                    ip: Some("203.0.113.7".to_owned()),
+                    device_cookie: Some(SECRET.to_owned())
+                }
+            ),
+        ),
+        ("gateway-admin::DeviceCookieKey", device_cookie_key_debug()),
         ("gateway-admin::FlowSeal", format!("{:?}", flow_seal())),
         (
             "gateway-admin::NewAdminUser",
