@@ -101,7 +101,8 @@ done
 # A session.
 LOGIN="$(curl -fsS -D "$WORK/login.headers" "$GW/api/admin/auth/login" -H 'content-type: application/json' \
     -d "{\"username\":\"admin\",\"password\":\"$PASSWORD\"}")" || fail "admin login failed"
-COOKIE="$(grep -i '^set-cookie:' "$WORK/login.headers" | sed -E 's/^[Ss]et-[Cc]ookie: *([^;]*).*/\1/' | tr -d '\r')"
+# Login sets the session and the device cookie: send them back as one Cookie header.
+COOKIE="$(grep -i '^set-cookie:' "$WORK/login.headers" | sed -E 's/^[Ss]et-[Cc]ookie: *([^;]*).*/\1/' | tr -d '\r' | paste -sd ';' - | sed 's/;/; /g')"
 CSRF="$(python3 -c 'import json,sys; print(json.load(sys.stdin)["session"]["csrfToken"])' <<<"$LOGIN")"
 [[ "$COOKIE" == sb_admin_session=* ]] || fail "login set no session cookie"
 echo "ok - logged in as admin"
