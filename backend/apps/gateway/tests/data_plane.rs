@@ -7,6 +7,7 @@ mod drain;
 mod failover;
 mod invariants;
 mod records;
+mod request_bodies;
 mod transparency;
 
 use serde_json::Value;

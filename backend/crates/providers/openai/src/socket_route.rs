@@ -161,7 +161,7 @@ impl SocketRoute {
             }
         }
         let body = serde_json::to_vec(&request).map_err(|_| lost())?;
-        http.send_body(call, credential, body).await
+        http.send_body(call, credential, bytes::Bytes::from(body).into()).await
     }
 }
 

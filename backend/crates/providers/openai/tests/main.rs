@@ -7,4 +7,5 @@ mod oauth;
 mod quota;
 mod refresh;
 mod support;
+mod transport;
 mod version_check;

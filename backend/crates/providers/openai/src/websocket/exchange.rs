@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use gateway_core::domain::{QuotaFacts, SendState};
 use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamEvent};
@@ -14,7 +15,7 @@ use gateway_protocol::{ApiError, ErrorCode, EventKind, SseFrame};
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio::sync::OwnedMutexGuard;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::connect::Socket;
 use super::pool::PooledSocket;
@@ -35,15 +36,15 @@ const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 pub async fn exchange(
     pooled: Arc<PooledSocket>,
-    frame: Vec<u8>,
+    frame: Bytes,
     first_frame_timeout: Duration,
     idle_timeout: Duration,
 ) -> Result<(FrameStream, Option<QuotaFacts>), ExchangeFailure> {
     let mut guard = tokio::time::timeout(LOCK_WAIT, pooled.socket.clone().lock_owned())
         .await
         .map_err(|_| ExchangeFailure::Stale)?;
-    let text = String::from_utf8(frame).map_err(|_| ExchangeFailure::Failed(rejected("the request is not UTF-8")))?;
-    if guard.send(Message::text(text)).await.is_err() {
+    let text = Utf8Bytes::try_from(frame).map_err(|_| ExchangeFailure::Failed(rejected("the request is not UTF-8")))?;
+    if guard.send(Message::Text(text)).await.is_err() {
         pooled.mark_broken();
         return Err(ExchangeFailure::Stale);
     }

@@ -1,13 +1,16 @@
 //! The request frame sent on an upstream socket: the client's body (an HTTP body or a client
 //! WebSocket frame) with `type: response.create` and the same controlled edits as over HTTP.
-//! `previous_response_id` and `generate` are kept: over a socket they work.
+//! `previous_response_id` and `generate` are kept: over a socket they work. A WebSocket message
+//! is one payload: an edited frame is written once into a buffer of its final size, an
+//! unedited one is the client's bytes as they came.
 
+use bytes::Bytes;
 use gateway_core::provider::UpstreamCall;
 use gateway_protocol::request::BodyEdit;
 
 use crate::transport::UNSUPPORTED_PARAMETERS;
 
-pub fn ws_frame_body(call: &UpstreamCall<'_>) -> Vec<u8> {
+pub fn ws_frame_body(call: &UpstreamCall<'_>) -> Bytes {
     let body: &[u8] = call.body;
     let view = call.view;
     let mut edit = BodyEdit::new();
@@ -25,5 +28,5 @@ pub fn ws_frame_body(call: &UpstreamCall<'_>) -> Vec<u8> {
             edit.remove(parameter);
         }
     }
-    if edit.is_empty() { body.to_vec() } else { edit.apply(body, view) }
+    edit.splice(call.body, view).into_contiguous()
 }
