@@ -9,6 +9,7 @@ mod invariants;
 mod records;
 mod request_bodies;
 mod transparency;
+mod websocket_limits;
 
 use serde_json::Value;
 

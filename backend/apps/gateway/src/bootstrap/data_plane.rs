@@ -37,6 +37,7 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         stream_idle_timeout: Duration::from_secs(openai.stream_idle_timeout_seconds),
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
+        request_body_limit: config.server.request_body_limit_bytes,
     }
 }
 

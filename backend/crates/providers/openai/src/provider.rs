@@ -73,6 +73,7 @@ impl OpenAiProvider {
                 url: WsEndpoint::for_backend(&backend),
                 profile: profile.clone(),
                 connect_timeout: std::time::Duration::from_secs(15),
+                message_limit: settings.request_body_limit,
             },
             first_frame_timeout: settings.header_timeout,
             idle_timeout: settings.stream_idle_timeout,

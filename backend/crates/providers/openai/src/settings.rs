@@ -22,6 +22,9 @@ pub struct OpenAiSettings {
     pub refresh_timeout: Duration,
     /// Allow `http://` upstream URLs on loopback addresses (tests, the simulator).
     pub allow_http_loopback: bool,
+    /// The client API's body limit (`server.request_body_limit_bytes`): an upstream WebSocket
+    /// reads messages and frames at least this large.
+    pub request_body_limit: usize,
 }
 
 impl Default for OpenAiSettings {
@@ -37,6 +40,7 @@ impl Default for OpenAiSettings {
             stream_idle_timeout: Duration::from_secs(300),
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
+            request_body_limit: 32 << 20,
         }
     }
 }
