@@ -6,6 +6,7 @@ mod client_errors;
 mod drain;
 mod failover;
 mod invariants;
+mod prewarm;
 mod records;
 mod request_bodies;
 mod transparency;

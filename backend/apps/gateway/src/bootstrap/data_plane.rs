@@ -14,6 +14,7 @@ use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use gateway_host::{Config, FnWorker, Shutdown, WorkerRuntime};
 use provider_openai::OpenAiSettings;
+use provider_openai::websocket::PrewarmBudget;
 
 use super::accounts::{self, Accounts};
 use super::{StartError, Storage};
@@ -38,6 +39,10 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
         request_body_limit: config.server.request_body_limit_bytes,
+        prewarm_budget: PrewarmBudget {
+            per_key_bytes: openai.prewarm_key_budget_bytes,
+            total_bytes: openai.prewarm_total_budget_bytes,
+        },
     }
 }
 

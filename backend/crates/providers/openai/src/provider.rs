@@ -68,7 +68,7 @@ impl OpenAiProvider {
             Transport::new(&backend, client.clone(), profile.clone(), catalog.clone(), settings.stream_idle_timeout);
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
-            prewarms: PrewarmMemory::default(),
+            prewarms: PrewarmMemory::new(settings.prewarm_budget),
             endpoint: WsEndpoint {
                 url: WsEndpoint::for_backend(&backend),
                 profile: profile.clone(),

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::websocket::PrewarmBudget;
+
 /// Where the upstreams are and how the gateway presents itself to them.
 #[derive(Debug, Clone)]
 pub struct OpenAiSettings {
@@ -25,6 +27,8 @@ pub struct OpenAiSettings {
     /// The client API's body limit (`server.request_body_limit_bytes`): an upstream WebSocket
     /// reads messages and frames at least this large.
     pub request_body_limit: usize,
+    /// Bytes kept for prewarms answered locally (`websocket/prewarm.rs`).
+    pub prewarm_budget: PrewarmBudget,
 }
 
 impl Default for OpenAiSettings {
@@ -41,6 +45,7 @@ impl Default for OpenAiSettings {
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
             request_body_limit: 32 << 20,
+            prewarm_budget: PrewarmBudget::default(),
         }
     }
 }

@@ -13,10 +13,10 @@ pub mod connect;
 pub mod exchange;
 mod frame;
 mod pool;
-mod prewarm;
+pub mod prewarm;
 
 pub use connect::{HandshakeFailure, WsEndpoint};
 pub use exchange::exchange;
 pub use frame::ws_frame_body;
 pub use pool::{PoolLimits, PooledSocket, SocketPool};
-pub use prewarm::PrewarmMemory;
+pub use prewarm::{PrewarmBudget, PrewarmMemory};

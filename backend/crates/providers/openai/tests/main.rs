@@ -9,3 +9,4 @@ mod refresh;
 mod support;
 mod transport;
 mod version_check;
+mod websocket;

@@ -1,0 +1,3 @@
+//! The upstream WebSocket side: prewarms answered locally (`websocket/prewarm.rs`).
+
+mod prewarm;
