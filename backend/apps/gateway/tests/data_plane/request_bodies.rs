@@ -155,3 +155,24 @@ async fn a_30_mib_body_is_held_once() {
     let growth = memory(pid, "VmHWM:").saturating_sub(before);
     assert!(growth as f64 <= 1.5 * BODY as f64, "peak RSS grew by {} MiB for a {} MiB body", growth >> 20, BODY >> 20);
 }
+
+#[tokio::test]
+async fn a_large_websocket_message_reaches_the_upstream_socket_whole() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    let mut socket = ws_connect(&gateway).await;
+    // Sent upstream as fragments (above 64 KiB), with multi-byte characters at every cut.
+    let text = "é😀".repeat(50_000);
+    let frame = json!({"type": "response.create", "model": "gpt-5.4", "input": text});
+    socket.send(Message::text(frame.to_string())).await.expect("send");
+    loop {
+        let event = next_event(&mut socket).await;
+        assert_ne!(event["type"], "error", "{event}");
+        if event["type"] == "response.completed" {
+            break;
+        }
+    }
+    let received =
+        gateway.sim.requests().into_iter().find(|r| r.method == "WS").expect("the upstream socket's message");
+    let sent: Value = serde_json::from_str(&received.body).expect("one whole JSON message");
+    assert_eq!(sent, json!({"type": "response.create", "model": "gpt-5.4", "input": text, "store": false}));
+}

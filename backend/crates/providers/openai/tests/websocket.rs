@@ -1,3 +1,5 @@
-//! The upstream WebSocket side: prewarms answered locally (`websocket/prewarm.rs`).
+//! The upstream WebSocket side: the request message (`websocket/frame.rs`) and prewarms
+//! answered locally (`websocket/prewarm.rs`).
 
+mod frame;
 mod prewarm;

@@ -6,18 +6,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use gateway_core::domain::{QuotaFacts, SendState};
 use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamEvent};
 use gateway_protocol::events::{event_type, read_facts};
+use gateway_protocol::request::SplicedBody;
 use gateway_protocol::{ApiError, ErrorCode, EventKind, SseFrame};
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio::sync::OwnedMutexGuard;
-use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 
 use super::connect::Socket;
+use super::frame::message_frames;
 use super::pool::PooledSocket;
 use crate::rate_limits;
 
@@ -36,15 +38,16 @@ const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 pub async fn exchange(
     pooled: Arc<PooledSocket>,
-    frame: Bytes,
+    frame: SplicedBody,
     first_frame_timeout: Duration,
     idle_timeout: Duration,
 ) -> Result<(FrameStream, Option<QuotaFacts>), ExchangeFailure> {
     let mut guard = tokio::time::timeout(LOCK_WAIT, pooled.socket.clone().lock_owned())
         .await
         .map_err(|_| ExchangeFailure::Stale)?;
-    let text = Utf8Bytes::try_from(frame).map_err(|_| ExchangeFailure::Failed(rejected("the request is not UTF-8")))?;
-    if guard.send(Message::Text(text)).await.is_err() {
+    let message =
+        message_frames(&frame).ok_or_else(|| ExchangeFailure::Failed(rejected("the request is not UTF-8")))?;
+    if send_frames(&mut guard, message).await.is_err() {
         pooled.mark_broken();
         return Err(ExchangeFailure::Stale);
     }
@@ -96,6 +99,14 @@ pub async fn exchange(
         }
     };
     Ok((frames(Reading { guard, pooled, first: Some(first), done: false }, idle_timeout), quota))
+}
+
+/// Writes the frames of one message, then flushes.
+async fn send_frames(socket: &mut Socket, frames: Vec<Frame>) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    for frame in frames {
+        socket.feed(Message::Frame(frame)).await?;
+    }
+    socket.flush().await
 }
 
 /// The socket held for the rest of one response. Dropped before the terminal event (the client
