@@ -153,6 +153,7 @@ async fn a_30_mib_body_is_held_once() {
     let (status, body) = post(&gateway, format!(r#"{{"model":"gpt-5.4","input":"{text}"}}"#)).await;
     assert_eq!(status, 200, "{body}");
     let growth = memory(pid, "VmHWM:").saturating_sub(before);
+    eprintln!("peak RSS growth for a {} MiB body: {:.1} MiB", BODY >> 20, growth as f64 / f64::from(1 << 20));
     assert!(growth as f64 <= 1.5 * BODY as f64, "peak RSS grew by {} MiB for a {} MiB body", growth >> 20, BODY >> 20);
 }
 
