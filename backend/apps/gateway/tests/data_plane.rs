@@ -9,9 +9,12 @@ mod drain;
 mod failover;
 mod invariants;
 mod outage;
+mod prewarm;
 mod records;
+mod request_bodies;
 mod request_faults;
 mod transparency;
+mod websocket_limits;
 
 use serde_json::Value;
 

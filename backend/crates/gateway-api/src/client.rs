@@ -1,5 +1,6 @@
 //! The OpenAI-compatible client API: `/v1/responses`, `/v1/models`.
 
+mod body;
 mod extract;
 mod models;
 mod reply;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use gateway_protocol::request::RequestBody;
+use gateway_protocol::request::{GATEWAY_KEYS, RequestBody};
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
@@ -149,6 +149,11 @@ impl Engine {
             Ok(view) => view,
             Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidJson, error.to_string()), None),
         };
+        // The gateway and the upstream must read the same value of every key the gateway acts on.
+        if let Some(key) = view.duplicate(GATEWAY_KEYS) {
+            let message = format!("The request body holds the top-level key '{key}' more than once; send it once.");
+            return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, message).with_param(key), None);
+        }
         let model = match view.string(&inbound.body, "model") {
             Ok(Some(model)) if !model.is_empty() => model,
             Ok(_) => {

@@ -16,7 +16,7 @@ use gateway_protocol::request::RequestBody;
 use gateway_protocol::{ApiError, SseFrame};
 use time::OffsetDateTime;
 
-use crate::domain::{AccountId, ProviderKind, QuotaFacts, RequestId, SendState};
+use crate::domain::{AccountId, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
 use crate::snapshot::AccountEntry;
 
 /// What the client asked for.
@@ -69,6 +69,8 @@ pub struct UpstreamCall<'a> {
     /// 1-based attempt number within the request.
     pub attempt: u32,
     pub operation: Operation,
+    /// The client key the request came with (what a provider keeps for it is budgeted by key).
+    pub client_key: ClientKeyId,
     pub account: &'a AccountEntry,
     /// The client's body exactly as received, and its parsed top level.
     pub body: &'a Bytes,

@@ -275,6 +275,10 @@ pub struct OpenAiConfig {
     /// follows; not set: the configured `client_version` stays.
     pub appcast_url: Option<String>,
     pub version_check_period_seconds: u64,
+    /// Bytes the prewarms answered locally (upstream socket refused) may hold per client key.
+    pub prewarm_key_budget_bytes: usize,
+    /// Bytes they may hold in total.
+    pub prewarm_total_budget_bytes: usize,
 }
 
 impl Default for OpenAiConfig {
@@ -289,6 +293,8 @@ impl Default for OpenAiConfig {
             stream_idle_timeout_seconds: 300,
             appcast_url: None,
             version_check_period_seconds: 6 * 3600,
+            prewarm_key_budget_bytes: 8 * 1024 * 1024,
+            prewarm_total_budget_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -373,6 +379,14 @@ impl Config {
             && !(url.starts_with("https://") || url.starts_with("http://"))
         {
             return Err(ConfigError::invalid("providers.openai.appcast_url", "must be an http(s) URL"));
+        }
+        let openai = &self.providers.openai;
+        if openai.prewarm_key_budget_bytes < 1024 || openai.prewarm_key_budget_bytes > openai.prewarm_total_budget_bytes
+        {
+            return Err(ConfigError::invalid(
+                "providers.openai.prewarm_key_budget_bytes",
+                "must be at least 1024 and not above providers.openai.prewarm_total_budget_bytes",
+            ));
         }
         for (key, value) in [
             ("providers.refresh_period_seconds", self.providers.refresh_period_seconds),

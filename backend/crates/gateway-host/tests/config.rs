@@ -151,3 +151,22 @@ fn the_admin_section_validates_limits_hashing_device_cookies_and_proxy_networks(
         assert!(err.to_string().contains(name), "{err}");
     }
 }
+
+#[test]
+fn prewarm_budgets_are_validated_by_key() {
+    let err = load_with(None, &[("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_KEY_BUDGET_BYTES", "100")]).expect_err("small");
+    assert_eq!(err.key(), Some("providers.openai.prewarm_key_budget_bytes"));
+    let err = load_with(
+        None,
+        &[
+            ("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_KEY_BUDGET_BYTES", "4096"),
+            ("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_TOTAL_BUDGET_BYTES", "2048"),
+        ],
+    )
+    .expect_err("per key above the total");
+    assert_eq!(err.key(), Some("providers.openai.prewarm_key_budget_bytes"));
+    let config =
+        load_with(None, &[("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_TOTAL_BUDGET_BYTES", "16777216")]).expect("ok");
+    assert_eq!(config.providers.openai.prewarm_total_budget_bytes, 16 << 20);
+    assert_eq!(config.providers.openai.prewarm_key_budget_bytes, 8 << 20);
+}

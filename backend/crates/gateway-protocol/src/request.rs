@@ -1,7 +1,13 @@
 //! Responses request bodies: read the few fields the gateway needs, and make controlled edits
 //! (the model mapping, `stream`/`store` as an upstream requires, dropping a parameter it refuses)
 //! by splicing bytes — every other byte, unknown field and field order stays as the client sent
-//! it.
+//! it (`request/edit.rs`).
+//!
+//! A body is held once: [`RequestBody`] borrows nothing and records only byte ranges, so the
+//! body itself (a `Bytes`) moves on untouched; an edit either points into it
+//! ([`SplicedBody`]) or writes one buffer of the final size.
+
+mod edit;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -9,6 +15,24 @@ use std::ops::Range;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+
+pub use edit::{BodyEdit, SplicedBody};
+
+/// Top-level keys the gateway itself reads or edits. A body holding one of them twice is
+/// refused ([`RequestBody::duplicate`]): the gateway and the upstream must never read different
+/// values of the same key. Other duplicates pass through untouched.
+pub const GATEWAY_KEYS: &[&str] = &[
+    "model",
+    "stream",
+    "store",
+    "previous_response_id",
+    "service_tier",
+    "input",
+    "type",
+    "generate",
+    "prompt_cache_key",
+    "conversation_id",
+];
 
 /// Why a body could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,10 +45,12 @@ pub enum BodyError {
     Field { field: &'static str, problem: &'static str },
 }
 
-/// One top-level member: its key and the byte ranges of the whole member and of the value.
+/// One top-level member: its key, where its key starts and the byte range of its value.
 #[derive(Debug, Clone)]
 struct Member {
     key: String,
+    /// The key's opening quote.
+    key_start: usize,
     value: Range<usize>,
 }
 
@@ -55,6 +81,14 @@ impl<'de> Visitor<'de> for MembersVisitor {
     }
 }
 
+/// The first byte at or after `from` that is not JSON whitespace.
+fn skip_whitespace(body: &[u8], mut from: usize) -> usize {
+    while from < body.len() && matches!(body[from], b' ' | b'\t' | b'\n' | b'\r') {
+        from += 1;
+    }
+    from
+}
+
 impl RequestBody {
     /// Parses the top level of `body`. The whole body is validated as JSON.
     pub fn parse(body: &[u8]) -> Result<Self, BodyError> {
@@ -68,15 +102,26 @@ impl RequestBody {
         })?;
         de.end().map_err(|e| BodyError::Json(e.to_string()))?;
         let base = body.as_ptr() as usize;
-        let members: Vec<Member> = members
-            .into_iter()
-            .map(|(key, raw)| {
-                let start = raw.get().as_ptr() as usize - base;
-                Member { key: key.into_owned(), value: start..start + raw.get().len() }
-            })
-            .collect();
-        let close = body.iter().rposition(|b| *b == b'}').ok_or(BodyError::NotAnObject)?;
-        Ok(Self { members, close })
+        // The grammar fixes what lies between values: `{` ws key, or value ws `,` ws key, and
+        // after the last value ws `}`. Walking forward over it finds each key's start without
+        // ever looking inside a string.
+        let mut cursor = skip_whitespace(body, 0) + 1; // past `{`
+        let mut parsed = Vec::with_capacity(members.len());
+        for (key, raw) in members {
+            let start = raw.get().as_ptr() as usize - base;
+            let mut key_start = skip_whitespace(body, cursor);
+            if body.get(key_start) == Some(&b',') {
+                key_start = skip_whitespace(body, key_start + 1);
+            }
+            let value = start..start + raw.get().len();
+            cursor = value.end;
+            parsed.push(Member { key: key.into_owned(), key_start, value });
+        }
+        let close = skip_whitespace(body, cursor);
+        if body.get(close) != Some(&b'}') {
+            return Err(BodyError::NotAnObject);
+        }
+        Ok(Self { members: parsed, close })
     }
 
     fn member(&self, key: &str) -> Option<&Member> {
@@ -91,6 +136,16 @@ impl RequestBody {
 
     pub fn has(&self, key: &str) -> bool {
         self.member(key).is_some()
+    }
+
+    /// Every top-level member in order: its key and raw value.
+    pub fn members<'v, 'b>(&'v self, body: &'b [u8]) -> impl Iterator<Item = (&'v str, &'b [u8])> + use<'v, 'b> {
+        self.members.iter().map(move |m| (m.key.as_str(), &body[m.value.clone()]))
+    }
+
+    /// The first of `keys` that occurs more than once at the top level.
+    pub fn duplicate<'k>(&self, keys: &[&'k str]) -> Option<&'k str> {
+        keys.iter().copied().find(|key| self.members.iter().filter(|m| m.key == *key).nth(1).is_some())
     }
 
     /// A top-level string value; `Ok(None)` when absent or null, an error when another type.
@@ -111,131 +166,5 @@ impl RequestBody {
             Some(b"false") => Ok(Some(false)),
             Some(_) => Err(BodyError::Field { field: key, problem: "must be a boolean" }),
         }
-    }
-
-    /// The byte range of a whole member (key through value) plus the comma that separates it.
-    fn member_span(&self, body: &[u8], member: &Member) -> Range<usize> {
-        let mut key_start = member.value.start;
-        // Walk back over `:`, whitespace and the key string to the key's opening quote.
-        while key_start > 0 && body[key_start - 1] != b'"' {
-            key_start -= 1;
-        }
-        key_start = key_start.saturating_sub(1); // closing quote of the key
-        while key_start > 0 {
-            key_start -= 1;
-            if body[key_start] == b'"' && !escaped(body, key_start) {
-                break;
-            }
-        }
-        let mut end = member.value.end;
-        let mut after = end;
-        while after < body.len() && body[after].is_ascii_whitespace() {
-            after += 1;
-        }
-        if after < body.len() && body[after] == b',' {
-            end = after + 1;
-            return key_start..end;
-        }
-        // Last member: take the comma before it instead.
-        let mut before = key_start;
-        while before > 0 && body[before - 1].is_ascii_whitespace() {
-            before -= 1;
-        }
-        if before > 0 && body[before - 1] == b',' {
-            return before - 1..end;
-        }
-        key_start..end
-    }
-}
-
-fn escaped(body: &[u8], quote: usize) -> bool {
-    let backslashes = body[..quote].iter().rev().take_while(|b| **b == b'\\').count();
-    backslashes % 2 == 1
-}
-
-/// A set of top-level edits applied in one pass.
-#[derive(Debug, Default, Clone)]
-pub struct BodyEdit {
-    set: Vec<(String, Vec<u8>)>,
-    remove: Vec<String>,
-}
-
-impl BodyEdit {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty() && self.remove.is_empty()
-    }
-
-    /// Replaces the value of `key` (keeping its position) or appends it at the end.
-    pub fn set_raw(&mut self, key: &str, json: Vec<u8>) -> &mut Self {
-        self.remove.retain(|k| k != key);
-        self.set.retain(|(k, _)| k != key);
-        self.set.push((key.to_owned(), json));
-        self
-    }
-
-    pub fn set_string(&mut self, key: &str, value: &str) -> &mut Self {
-        let json = serde_json::to_vec(value).unwrap_or_else(|_| b"\"\"".to_vec());
-        self.set_raw(key, json)
-    }
-
-    pub fn set_bool(&mut self, key: &str, value: bool) -> &mut Self {
-        self.set_raw(key, if value { b"true".to_vec() } else { b"false".to_vec() })
-    }
-
-    pub fn remove(&mut self, key: &str) -> &mut Self {
-        self.set.retain(|(k, _)| k != key);
-        if !self.remove.iter().any(|k| k == key) {
-            self.remove.push(key.to_owned());
-        }
-        self
-    }
-
-    /// Applies the edits to `body` (which `view` was parsed from). Untouched bytes are copied as
-    /// they are; with no edits the body is returned unchanged.
-    pub fn apply(&self, body: &[u8], view: &RequestBody) -> Vec<u8> {
-        // (range to replace, replacement) sorted by position; appends go before the `}`.
-        let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-        let mut appends: Vec<u8> = Vec::new();
-        for key in &self.remove {
-            for member in view.members.iter().filter(|m| &m.key == key) {
-                splices.push((view.member_span(body, member), Vec::new()));
-            }
-        }
-        let remaining = view.members.iter().filter(|m| !self.remove.contains(&m.key)).count();
-        let mut has_members = remaining > 0;
-        for (key, json) in &self.set {
-            match view.member(key) {
-                Some(member) => splices.push((member.value.clone(), json.clone())),
-                None => {
-                    if has_members {
-                        appends.push(b',');
-                    }
-                    appends.extend_from_slice(&serde_json::to_vec(key).unwrap_or_default());
-                    appends.push(b':');
-                    appends.extend_from_slice(json);
-                    has_members = true;
-                }
-            }
-        }
-        if !appends.is_empty() {
-            splices.push((view.close..view.close, appends));
-        }
-        splices.sort_by_key(|(range, _)| (range.start, range.end));
-        let mut out = Vec::with_capacity(body.len() + 64);
-        let mut cursor = 0;
-        for (range, replacement) in splices {
-            if range.start < cursor {
-                continue; // overlapping edit of an already removed member
-            }
-            out.extend_from_slice(&body[cursor..range.start]);
-            out.extend_from_slice(&replacement);
-            cursor = range.end;
-        }
-        out.extend_from_slice(&body[cursor..]);
-        out
     }
 }

@@ -137,6 +137,15 @@ impl SseFrame {
         }
     }
 
+    /// The `data:` payload as `Bytes`: a slice of the frame (no copy) when it has one data
+    /// line, joined when it has several.
+    pub fn data_bytes(&self) -> Option<Bytes> {
+        match self.data()? {
+            std::borrow::Cow::Borrowed(data) => Some(self.raw.slice_ref(data)),
+            std::borrow::Cow::Owned(joined) => Some(Bytes::from(joined)),
+        }
+    }
+
     /// True for frames with no data (comments such as `: ping`).
     pub fn is_comment(&self) -> bool {
         self.data().is_none()

@@ -1,3 +1,7 @@
+//! Reading request bodies (`request.rs`); the editor in `request/edit.rs`.
+
+mod edit;
+
 use gateway_protocol::request::{BodyEdit, BodyError, RequestBody};
 
 fn edit(body: &str, f: impl FnOnce(&mut BodyEdit)) -> String {
@@ -80,4 +84,21 @@ fn invalid_bodies_are_refused_clearly() {
     assert!(matches!(RequestBody::parse(b"{\"model\":"), Err(BodyError::Json(_))));
     assert!(matches!(RequestBody::parse(b"[1]"), Err(BodyError::NotAnObject)));
     assert!(matches!(RequestBody::parse(b"{} trailing"), Err(BodyError::Json(_))));
+}
+
+#[test]
+fn duplicates_of_keys_the_gateway_reads_are_found_and_others_ignored() {
+    use gateway_protocol::request::GATEWAY_KEYS;
+    let duplicated = |body: &str| RequestBody::parse(body.as_bytes()).expect("valid").duplicate(GATEWAY_KEYS);
+    assert_eq!(duplicated(r#"{"model":"a","input":"hi","model":"b"}"#), Some("model"));
+    assert_eq!(duplicated(r#"{"model":"a","stream":true,"stream":false}"#), Some("stream"));
+    assert_eq!(duplicated(r#"{"model":"a","store":false," store":true,"store":true}"#), Some("store"));
+    // The same key spelled with an escape is the same key.
+    assert_eq!(duplicated(r#"{"model":"a","\u006dodel":"b"}"#), Some("model"));
+    assert_eq!(duplicated(r#"{"model":"a","x_unknown":1,"x_unknown":2}"#), None);
+    assert_eq!(
+        duplicated(r#"{"model":"a","tools":[{"model":"x"},{"model":"y"}]}"#),
+        None,
+        "nested keys are not top level"
+    );
 }

@@ -16,6 +16,7 @@ use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use gateway_host::{Config, ConfigError, FnWorker, Shutdown, WorkerRuntime};
 use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
+use provider_openai::websocket::PrewarmBudget;
 
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
@@ -44,6 +45,11 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         stream_idle_timeout: Duration::from_secs(openai.stream_idle_timeout_seconds),
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
+        request_body_limit: config.server.request_body_limit_bytes,
+        prewarm_budget: PrewarmBudget {
+            per_key_bytes: openai.prewarm_key_budget_bytes,
+            total_bytes: openai.prewarm_total_budget_bytes,
+        },
     }
 }
 

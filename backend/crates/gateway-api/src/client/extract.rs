@@ -46,5 +46,10 @@ pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes
             format!("Content-Encoding `{encoding}` is not supported; send the body uncompressed."),
         ));
     }
-    axum::body::to_bytes(body, limit).await.map_err(|_| too_large())
+    super::body::read(body, super::body::declared_length(headers), limit).await.map_err(|error| match error {
+        super::body::ReadError::TooLarge => too_large(),
+        super::body::ReadError::Broken => {
+            ApiError::new(ErrorCode::InvalidRequest, "The request body could not be read.")
+        }
+    })
 }

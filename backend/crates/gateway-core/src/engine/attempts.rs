@@ -235,6 +235,7 @@ async fn run_provider(
                 request: record.id,
                 attempt: number,
                 operation: ctx.inbound.operation,
+                client_key: ctx.key.record.id,
                 account,
                 body: &ctx.inbound.body,
                 view: ctx.view,

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use gateway_protocol::request::SplicedBody;
 use http::{HeaderMap, Method, Uri};
 use tokio::net::TcpStream;
 
@@ -116,14 +117,16 @@ impl Http1Client {
             .map_err(|_| SendError::NotSent("connect timed out".to_owned()))?
     }
 
-    /// Sends `method path` with `headers` and `body`; returns at the response headers.
+    /// Sends `method path` with `headers` and `body`; returns at the response headers. A
+    /// spliced body is written as its parts, never joined into one buffer.
     pub async fn send(
         self: &Arc<Self>,
         method: Method,
         path: &str,
         headers: HeaderMap,
-        body: Bytes,
+        body: impl Into<SplicedBody>,
     ) -> Result<Response, SendError> {
+        let body = body.into();
         let head =
             codec::encode_head(&method, path, &self.authority, &headers, body.len()).map_err(SendError::NotSent)?;
         let head_request = method == Method::HEAD;
@@ -147,10 +150,10 @@ impl Http1Client {
         self: &Arc<Self>,
         mut conn: Conn,
         head: &[u8],
-        body: &[u8],
+        body: &SplicedBody,
         head_request: bool,
     ) -> Result<Response, Attempt> {
-        if let Err(failed) = conn.write_request(head, body).await {
+        if let Err(failed) = conn.write_request(head, body.parts()).await {
             if failed.accepted == 0 {
                 return Err(Attempt::Stale);
             }

@@ -69,11 +69,12 @@ impl OpenAiProvider {
             .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
-            prewarms: PrewarmMemory::default(),
+            prewarms: PrewarmMemory::new(settings.prewarm_budget),
             endpoint: WsEndpoint {
                 url: WsEndpoint::for_backend(&backend),
                 profile: profile.clone(),
                 connect_timeout: std::time::Duration::from_secs(15),
+                message_limit: settings.request_body_limit,
             },
             first_frame_timeout: settings.header_timeout,
             idle_timeout: settings.stream_idle_timeout,

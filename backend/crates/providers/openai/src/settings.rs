@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::websocket::PrewarmBudget;
+
 /// Where the upstreams are and how the gateway presents itself to them.
 #[derive(Debug, Clone)]
 pub struct OpenAiSettings {
@@ -22,6 +24,11 @@ pub struct OpenAiSettings {
     pub refresh_timeout: Duration,
     /// Allow `http://` upstream URLs on loopback addresses (tests, the simulator).
     pub allow_http_loopback: bool,
+    /// The client API's body limit (`server.request_body_limit_bytes`): an upstream WebSocket
+    /// reads messages and frames at least this large.
+    pub request_body_limit: usize,
+    /// Bytes kept for prewarms answered locally (`websocket/prewarm.rs`).
+    pub prewarm_budget: PrewarmBudget,
 }
 
 impl Default for OpenAiSettings {
@@ -37,6 +44,8 @@ impl Default for OpenAiSettings {
             stream_idle_timeout: Duration::from_secs(300),
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
+            request_body_limit: 32 << 20,
+            prewarm_budget: PrewarmBudget::default(),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use gateway_core::domain::{SendState, Transport as ClientTransport};
 use gateway_core::provider::{AttemptFailure, FailureClass, UpstreamCall, UpstreamEvent, UpstreamReply, UpstreamRoute};
-use serde_json::Value;
+use gateway_protocol::request::RequestBody;
 
 use crate::credential::OpenAiCredential;
 use crate::transport::Transport;
@@ -38,7 +38,7 @@ impl SocketRoute {
             UpstreamRoute::Http => return http.send(call, credential).await,
         };
         let previous = call.view.string(call.body, "previous_response_id").ok().flatten();
-        if let Some(previous) = previous.as_deref().filter(|p| self.prewarms.knows(p)) {
+        if let Some(previous) = previous.as_deref().filter(|p| self.prewarms.knows(call.client_key, p)) {
             // The previous response was our own synthetic prewarm: replay it over HTTP.
             return self.replay_prewarm(call, credential, http, previous).await;
         }
@@ -138,8 +138,7 @@ impl SocketRoute {
             return Err(lost());
         }
         if call.view.boolean(call.body, "generate").ok().flatten() == Some(false) {
-            let request: Value = serde_json::from_slice(call.body).unwrap_or(Value::Null);
-            let frames = self.prewarms.answer(request, call.upstream_model);
+            let frames = self.prewarms.answer(call.client_key, call.body, call.view, call.upstream_model);
             return Ok(synthetic(frames));
         }
         http.send(call, credential).await
@@ -152,17 +151,10 @@ impl SocketRoute {
         http: &Transport,
         previous: &str,
     ) -> Result<UpstreamReply, AttemptFailure> {
-        let turn: Value = serde_json::from_slice(call.body).unwrap_or(Value::Null);
-        let mut request = self.prewarms.replay(previous, &turn).ok_or_else(lost)?;
-        request["model"] = Value::String(call.upstream_model.to_owned());
-        request["stream"] = Value::Bool(true);
-        request["store"] = Value::Bool(false);
-        for parameter in crate::transport::UNSUPPORTED_PARAMETERS {
-            if let Some(object) = request.as_object_mut() {
-                object.remove(*parameter);
-            }
-        }
-        let body = serde_json::to_vec(&request).map_err(|_| lost())?;
+        let kept = self.prewarms.kept(call.client_key, previous).ok_or_else(lost)?;
+        let merged = crate::websocket::prewarm::merge(&kept, call.body, call.view).ok_or_else(lost)?;
+        let view = RequestBody::parse(&merged).map_err(|_| lost())?;
+        let body = Transport::backend_body(&merged, &view, call.upstream_model);
         http.send_body(call, credential, body).await
     }
 }

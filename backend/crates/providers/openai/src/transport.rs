@@ -12,7 +12,7 @@ use gateway_core::provider::{
 };
 use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
-use gateway_protocol::request::BodyEdit;
+use gateway_protocol::request::{BodyEdit, RequestBody, SplicedBody};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
 use secrecy::ExposeSecret;
@@ -42,6 +42,10 @@ pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
     "safety_identifier",
     "prompt_cache_retention",
 ];
+
+/// A bare string `input` goes between these: one user message with one text part.
+const BARE_INPUT_PREFIX: &[u8] = br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#;
+const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
 
 /// Client headers forwarded upstream as they are (Codex session and turn headers).
 const FORWARDED_CLIENT_HEADERS: &[&str] = &[
@@ -84,13 +88,19 @@ impl Transport {
         Ok(Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout })
     }
 
-    /// The body as the backend requires it; every other byte stays the client's.
-    pub fn upstream_body(call: &UpstreamCall<'_>) -> Vec<u8> {
-        let body: &[u8] = call.body;
-        let view = call.view;
+    /// The body as the backend requires it; every other byte stays the client's. Nothing is
+    /// copied: the result points into the client's body, plus the edits' own few bytes.
+    pub fn upstream_body(call: &UpstreamCall<'_>) -> SplicedBody {
+        Self::backend_body(call.body, call.view, call.upstream_model)
+    }
+
+    /// [`Transport::upstream_body`] of any body (`view` parsed from it).
+    pub fn backend_body(body: &Bytes, view: &RequestBody, upstream_model: &str) -> SplicedBody {
+        let shared = body;
+        let body: &[u8] = body;
         let mut edit = BodyEdit::new();
-        if view.string(body, "model").ok().flatten().as_deref() != Some(call.upstream_model) {
-            edit.set_string("model", call.upstream_model);
+        if view.string(body, "model").ok().flatten().as_deref() != Some(upstream_model) {
+            edit.set_string("model", upstream_model);
         }
         if view.boolean(body, "stream").ok().flatten() != Some(true) {
             edit.set_bool("stream", true);
@@ -113,13 +123,9 @@ impl Transport {
             && raw.first() == Some(&b'"')
         {
             // A bare string input becomes one user message, the form the backend takes.
-            let mut message = Vec::with_capacity(raw.len() + 80);
-            message.extend_from_slice(br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#);
-            message.extend_from_slice(raw);
-            message.extend_from_slice(b"}]}]");
-            edit.set_raw("input", message);
+            edit.wrap("input", BARE_INPUT_PREFIX, BARE_INPUT_SUFFIX);
         }
-        if edit.is_empty() { body.to_vec() } else { edit.apply(body, view) }
+        edit.splice(shared, view)
     }
 
     fn headers(&self, call: &UpstreamCall<'_>, credential: &OpenAiCredential) -> Result<HeaderMap, AttemptFailure> {
@@ -175,11 +181,11 @@ impl Transport {
         &self,
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
-        body: Vec<u8>,
+        body: SplicedBody,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let headers = self.headers(call, credential)?;
         let started = Instant::now();
-        let sent = self.http.send(http::Method::POST, &self.responses_path, headers, Bytes::from(body));
+        let sent = self.http.send(http::Method::POST, &self.responses_path, headers, body);
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
             Err(_) => {
                 return Err(AttemptFailure::new(

@@ -366,3 +366,37 @@ async fn refused_connect_is_not_sent() {
     let client = Http1Client::new(&url).expect("client");
     assert!(matches!(post(&client, "{}").await, Err(SendError::NotSent(_))));
 }
+
+#[tokio::test]
+async fn a_spliced_body_is_written_whole_from_its_parts() {
+    use gateway_protocol::request::{BodyEdit, RequestBody};
+    // Many parts (more than one vectored write takes) and a large one (partial writes).
+    let mut json = String::from("{");
+    for i in 0..200 {
+        json.push_str(&format!(r#""k{i}":"{}","#, "v".repeat(1000)));
+    }
+    json.push_str(&format!(r#""big":"{}"}}"#, "b".repeat(2 << 20)));
+    let body = Bytes::from(json);
+    let view = RequestBody::parse(&body).expect("valid");
+    let mut edit = BodyEdit::new();
+    for i in (0..200).step_by(3) {
+        edit.remove(&format!("k{i}"));
+    }
+    edit.set_bool("stream", true);
+    let spliced = edit.splice(&body, &view);
+    assert!(spliced.parts().len() > 64, "{} parts", spliced.parts().len());
+    let expected = String::from_utf8(edit.apply(&body, &view)).expect("text");
+
+    let (listener, client) = upstream().await;
+    let server = tokio::spawn(async move {
+        let mut socket = accept(&listener).await;
+        answer(&mut socket, b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await
+    });
+    let mut response =
+        within(client.send(Method::POST, "/codex/responses", HeaderMap::new(), spliced)).await.expect("a response");
+    assert_eq!(read_body(&mut response.body).await.expect("body"), b"ok");
+    let request = server.await.expect("server");
+    let (head, sent) = request.split_once("\r\n\r\n").expect("head and body");
+    assert!(head.contains(&format!("content-length: {}", expected.len())), "{head}");
+    assert!(sent == expected, "the upstream received the edited body byte for byte");
+}

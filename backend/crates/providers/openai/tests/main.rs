@@ -8,5 +8,7 @@ mod oauth;
 mod quota;
 mod refresh;
 mod support;
+mod transport;
 mod upstream_url;
 mod version_check;
+mod websocket;

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
@@ -38,8 +38,9 @@ impl Conn {
         Self { io, buf: BytesMut::new() }
     }
 
-    /// Writes the request head and body (vectored, no copy of the body) and flushes.
-    pub async fn write_request(&mut self, head: &[u8], body: &[u8]) -> Result<(), WriteFailed> {
+    /// Writes the request head and the body's parts (vectored, no copy of the body) and
+    /// flushes.
+    pub async fn write_request(&mut self, head: &[u8], body: &[Bytes]) -> Result<(), WriteFailed> {
         match &mut self.io {
             Io::Plain(tcp) => write_all(tcp, head, body).await,
             Io::Tls(tls) => write_all(tls.as_mut(), head, body).await,
@@ -127,15 +128,27 @@ fn reserve(buf: &mut BytesMut) {
     }
 }
 
-async fn write_all<W: AsyncWrite + Unpin>(io: &mut W, head: &[u8], body: &[u8]) -> Result<(), WriteFailed> {
-    let total = head.len() + body.len();
+/// Most slices handed to one vectored write.
+const MAX_SLICES: usize = 64;
+
+async fn write_all<W: AsyncWrite + Unpin>(io: &mut W, head: &[u8], body: &[Bytes]) -> Result<(), WriteFailed> {
+    let total = head.len() + body.iter().map(Bytes::len).sum::<usize>();
     let mut accepted = 0;
+    let mut slices = Vec::with_capacity((body.len() + 1).min(MAX_SLICES));
     while accepted < total {
-        let slices = if accepted < head.len() {
-            [IoSlice::new(&head[accepted..]), IoSlice::new(body)]
-        } else {
-            [IoSlice::new(&body[accepted - head.len()..]), IoSlice::new(&[])]
-        };
+        slices.clear();
+        let mut skip = accepted;
+        for part in std::iter::once(head).chain(body.iter().map(|b| &b[..])) {
+            if skip >= part.len() {
+                skip -= part.len();
+                continue;
+            }
+            slices.push(IoSlice::new(&part[skip..]));
+            skip = 0;
+            if slices.len() == MAX_SLICES {
+                break;
+            }
+        }
         match io.write_vectored(&slices).await {
             Ok(0) => return Err(WriteFailed { accepted, error: io::ErrorKind::WriteZero.into() }),
             Ok(written) => accepted += written,

@@ -6,6 +6,7 @@ use secrecy::ExposeSecret;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::credential::OpenAiCredential;
@@ -23,9 +24,19 @@ pub struct WsEndpoint {
     pub url: String,
     pub profile: ProfileHolder,
     pub connect_timeout: Duration,
+    /// The client API's body limit: the socket reads messages and frames at least this large.
+    pub message_limit: usize,
 }
 
 impl WsEndpoint {
+    /// tungstenite's defaults (64 MiB messages, 16 MiB frames), raised to the client API's body
+    /// limit when that is larger: the upstream socket never refuses what the client may send.
+    pub fn config(&self) -> WebSocketConfig {
+        let defaults = WebSocketConfig::default();
+        let raise = |limit: Option<usize>| limit.map(|l| l.max(self.message_limit));
+        defaults.max_message_size(raise(defaults.max_message_size)).max_frame_size(raise(defaults.max_frame_size))
+    }
+
     /// The WebSocket URL of an HTTP(S) backend base.
     pub fn for_backend(backend_url: &str) -> String {
         let ws = if let Some(rest) = backend_url.strip_prefix("https://") {
@@ -77,7 +88,7 @@ pub async fn connect(
     if let Some(session) = session.and_then(|s| std::str::from_utf8(s).ok()) {
         set("session_id", session);
     }
-    let connecting = tokio_tungstenite::connect_async(request);
+    let connecting = tokio_tungstenite::connect_async_with_config(request, Some(endpoint.config()), false);
     match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
         Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
         Ok(Ok((socket, _response))) => Ok(socket),

@@ -10,13 +10,16 @@ use futures_util::{SinkExt, StreamExt};
 use gateway_core::domain::{QuotaFacts, SendState};
 use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamEvent};
 use gateway_protocol::events::{event_type, read_facts};
+use gateway_protocol::request::SplicedBody;
 use gateway_protocol::{ApiError, ErrorCode, EventKind, SseFrame};
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio::sync::OwnedMutexGuard;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 
 use super::connect::Socket;
+use super::frame::message_frames;
 use super::pool::PooledSocket;
 use crate::classify::{classify_close, classify_error_frame, classify_socket_send};
 use crate::rate_limits;
@@ -37,15 +40,15 @@ const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 pub async fn exchange(
     pooled: Arc<PooledSocket>,
-    frame: Vec<u8>,
+    frame: SplicedBody,
     first_frame_timeout: Duration,
     idle_timeout: Duration,
 ) -> Result<(FrameStream, Option<QuotaFacts>), ExchangeFailure> {
     let mut guard = tokio::time::timeout(LOCK_WAIT, pooled.socket.clone().lock_owned())
         .await
         .map_err(|_| ExchangeFailure::Stale)?;
-    let text = String::from_utf8(frame).map_err(|_| ExchangeFailure::Failed(not_utf8()))?;
-    if let Err(error) = guard.send(Message::text(text)).await {
+    let message = message_frames(&frame).ok_or_else(|| ExchangeFailure::Failed(not_utf8()))?;
+    if let Err(error) = send_frames(&mut guard, message).await {
         pooled.mark_broken();
         // Too big to send is the request's fault; any other send failure means a dead socket.
         return Err(classify_socket_send(&error).map_or(ExchangeFailure::Stale, ExchangeFailure::Failed));
@@ -99,6 +102,14 @@ pub async fn exchange(
         }
     };
     Ok((frames(Reading { guard, pooled, first: Some(first), done: false }, idle_timeout), quota))
+}
+
+/// Writes the frames of one message, then flushes.
+async fn send_frames(socket: &mut Socket, frames: Vec<Frame>) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    for frame in frames {
+        socket.feed(Message::Frame(frame)).await?;
+    }
+    socket.flush().await
 }
 
 /// The socket held for the rest of one response. Dropped before the terminal event (the client
