@@ -15,8 +15,8 @@ use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use gateway_host::{Config, ConfigError, FnWorker, Shutdown, WorkerRuntime};
-use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 use provider_openai::websocket::PrewarmBudget;
+use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
