@@ -165,8 +165,9 @@ async fn an_upstream_close_1009_is_the_requests_fault() {
 #[tokio::test]
 async fn an_upstream_socket_that_drops_a_large_frame_falls_back_to_http_on_the_same_account() {
     let gateway = two_accounts().await;
-    // The upstream socket drops frames above 64 KiB at their header, mid-send.
-    gateway.sim.update_settings(SettingsPatch { ws_max_frame_bytes: Some(64 * 1024), ..SettingsPatch::default() });
+    // The upstream socket drops frames above 16 KiB at their header, mid-send: smaller than the
+    // fragments a large message is sent in (`FRAGMENT_BYTES`, 64 KiB).
+    gateway.sim.update_settings(SettingsPatch { ws_max_frame_bytes: Some(16 * 1024), ..SettingsPatch::default() });
     let mut socket = client_socket(&gateway).await;
     let events = turn(&mut socket, &"y".repeat(12 << 20)).await;
     let last = events.last().expect("an answer");
