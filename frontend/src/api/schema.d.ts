@@ -3398,7 +3398,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, error */
+            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, error */
             200: {
                 headers: {
                     [name: string]: unknown;
