@@ -11,7 +11,7 @@ export default defineConfigWithVueTs(
       // i18n: every visible string comes from the locale files.
       'vue/no-bare-strings-in-template': [
         'error',
-        { allowlist: ['·', '—', '→', '/', '%', '×', '…', '(', ')', ':', '+', '-', '#', '•', '✓', '✗', '|', '$', 'n/a', 'Ctrl', 'K', 'Esc', '?', 'j', 'k', 'x', 'Enter', 'en', 'Switchboard', 'p50', 'p95', 'p99', 'TTFT'] },
+        { allowlist: ['·', '—', '→', '/', '%', '×', '…', '(', ')', ':', '+', '-', '#', '•', '✓', '✗', '|', '$', 'n/a', 'Ctrl', 'K', 'Esc', '?', 'j', 'k', 'x', 'Enter', 'en', 'Switchboard', 'p50', 'p95', 'p99', 'TTFT', 'English', '简体中文', 'HTTP', 'WebSocket', 'SSE'] },
       ],
       'vue/multi-word-component-names': 'off',
       'vue/max-attributes-per-line': 'off',
@@ -25,6 +25,6 @@ export default defineConfigWithVueTs(
   },
   {
     files: ['tests/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly', document: 'readonly', window: 'readonly', navigator: 'readonly', PerformanceObserver: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
+    languageOptions: { globals: { axe: 'readonly', process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', performance: 'readonly', document: 'readonly', window: 'readonly', navigator: 'readonly', PerformanceObserver: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
   },
 )

@@ -9,13 +9,13 @@ import type { Plugin } from 'vite'
 const keepPlaceholder = (): Plugin => ({
   name: 'keep-dist-placeholder',
   closeBundle() {
-    writeFileSync(resolve(__dirname, 'dist/.gitkeep'), '')
+    writeFileSync(resolve(import.meta.dirname, 'dist/.gitkeep'), '')
   },
 })
 
 export default defineConfig({
   plugins: [vue(), keepPlaceholder()],
-  resolve: { alias: { '@': resolve(__dirname, 'src') } },
+  resolve: { alias: { '@': resolve(import.meta.dirname, 'src') } },
   define: {
     __VUE_OPTIONS_API__: false,
     __VUE_PROD_DEVTOOLS__: false,
@@ -35,6 +35,6 @@ export default defineConfig({
   },
   test: {
     include: ['tests/unit/**/*.test.ts'],
-    environment: 'jsdom',
+    environment: 'node',
   },
 })

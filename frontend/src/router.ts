@@ -1,6 +1,9 @@
-/** Routes: every page lazy-loaded (its own chunk); the login page is public; an expired
+/** Routes: the shell and the landing page (Overview) are in the entry chunk, every other page
+ * is lazy-loaded (its own chunk); the login page is public; an expired
  * session goes to /login?next=<the URL> and comes back there. */
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router'
+import AppShell from '@/components/shell/AppShell.vue'
+import OverviewPage from '@/pages/OverviewPage.vue'
 import { useSession } from '@/stores/session'
 
 export interface NavItem {
@@ -29,9 +32,9 @@ const routes: RouteRecordRaw[] = [
   { path: '/login', name: 'login', component: () => import('@/pages/LoginPage.vue'), meta: { public: true } },
   {
     path: '/',
-    component: () => import('@/components/shell/AppShell.vue'),
+    component: AppShell,
     children: [
-      { path: '', name: 'overview', component: () => import('@/pages/OverviewPage.vue') },
+      { path: '', name: 'overview', component: OverviewPage },
       { path: 'accounts', name: 'accounts', component: () => import('@/pages/AccountsPage.vue') },
       { path: 'accounts/:id(\\d+)', name: 'account', component: () => import('@/pages/AccountDetailPage.vue'), meta: { parent: 'accounts' } },
       { path: 'groups', name: 'groups', component: () => import('@/pages/GroupsPage.vue') },

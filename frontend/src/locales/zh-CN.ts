@@ -85,7 +85,7 @@ const zhCN: typeof en = {
   },
   backups: { runs: '备份运行、记录和恢复校验', storage: '存储', enabled: '已启用', endpoint: '端点', region: '区域', bucket: '存储桶', prefix: '前缀', credentials: '访问密钥与密文', configured: '已配置', notConfigured: '未配置', schedule: '计划', restoreNote: '恢复是一套有文档的命令行流程，不提供一键按钮。' },
   audit: { action: '操作', actionFilter: '操作（前缀）', actor: '执行者', actorFilter: '执行者', target: '对象', revision: '版本', verify: '校验哈希链', intact: '哈希链已校验', broken: '哈希链在 #{id} 处断开', export: '导出 CSV', empty: '没有匹配的审计记录。', detail: '审计详情', hash: '行哈希 {hash}' },
-  ops: { level: '级别', anyLevel: '任意级别', kind: '类型', kindFilter: '类型（前缀）', liveTail: '实时跟踪', lastSeen: '最近出现', subject: '对象', message: '消息', count: '次数', account: '账号 #{id}', empty: '没有运维事件', emptyText: '刷新失败、额度耗尽和后台任务问题会显示在这里。', workerHealth: '后台任务与依赖健康面板' },
+  ops: { levelName: { info: '信息', warn: '警告', error: '错误' }, level: '级别', anyLevel: '任意级别', kind: '类型', kindFilter: '类型（前缀）', liveTail: '实时跟踪', lastSeen: '最近出现', subject: '对象', message: '消息', count: '次数', account: '账号 #{id}', empty: '没有运维事件', emptyText: '刷新失败、额度耗尽和后台任务问题会显示在这里。', workerHealth: '后台任务与依赖健康面板' },
   system: { version: '版本', update: '更新检查、发布说明、回滚与重启', about: '关于', license: 'Switchboard 以 Apache-2.0 许可证发布。' },
 }
 

@@ -36,7 +36,6 @@ export async function settled(page, timeout = 15_000) {
 export async function axe(page) {
   await page.evaluate(AXE)
   const result = await page.evaluate(async () => {
-    // eslint-disable-next-line no-undef
     const r = await axe.run(document, { resultTypes: ['violations'] })
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }))
   })
