@@ -122,3 +122,19 @@ export async function cooldownAfter429(page, base, key, simJson) {
   assert.ok(cooled, `the row shows the account out of rotation: ${shown}`)
   await simJson('DELETE', `/_sim/accounts/${id}/script`)
 }
+
+export async function stepUpForAdminKey(page, base) {
+  await page.goto(`${base}/settings/security`)
+  await settled(page)
+  await page.getByTestId('create-admin-key').click()
+  await page.getByTestId('step-up-password').fill('not-the-password')
+  await page.getByTestId('step-up-submit').click()
+  await page.getByText('Wrong password.').waitFor()
+  await page.getByTestId('step-up-password').fill(PASSWORD)
+  await page.getByTestId('step-up-submit').click()
+  const shown = await page.getByTestId('admin-key').locator('code').textContent()
+  assert.match(shown, /^sb-admin-/)
+  const r = await fetch(`${base}/api/admin/system/version`, { headers: { authorization: `Bearer ${shown}` } })
+  assert.equal(r.status, 200, 'the revealed admin API key works')
+  assert.equal(await page.getByTestId('step-up-password').count(), 0, 'the password field is gone')
+}

@@ -46,12 +46,15 @@ export async function runCombo(browser, base, storageState, combo, pages, outDir
     await settled(page)
     await page.waitForTimeout(300)
     const cls = await page.evaluate(() => window.__cls)
+    const shifts = cls > 0.005 ? await page.evaluate(() => window.__shifts) : []
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    // What sticks out, to make an overflow failure actionable.
+    const wide = overflow > 1 ? await page.evaluate(() => [...document.querySelectorAll('#main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} ${Math.round(e.getBoundingClientRect().right)}px`)) : []
     const violations = await axe(page)
     const file = `${outDir}/${name}-${combo.width}-${combo.theme}-${combo.locale}.png`
     await page.screenshot({ path: file, fullPage: true })
     const own = pageCalls(calls)
-    results.push({ name, ...combo, cls, overflow, violations, calls: own.length, perRow: own.filter((u) => /\/accounts\/\d+\/(quota|usage|probe)|\/keys\/\d+\/usage/.test(u)).length, ms: Date.now() - t0, file })
+    results.push({ name, ...combo, cls, shifts, overflow, wide, violations, calls: own.length, perRow: own.filter((u) => /\/accounts\/\d+\/(quota|usage|probe)|\/keys\/\d+\/usage/.test(u)).length, ms: Date.now() - t0, file })
     await page.close()
     if (name === 'login' && storageState) await context.addCookies(storageState.cookies)
   }

@@ -17,8 +17,14 @@ export function launch() {
 /** Installed before any page script: accumulates layout shifts (CLS, without input). */
 export const CLS_PROBE = `
   window.__cls = 0;
+  window.__shifts = [];
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value;
+    for (const e of list.getEntries()) {
+      if (e.hadRecentInput) continue;
+      window.__cls += e.value;
+      const what = (e.sources || []).slice(0, 3).map((s) => s.node ? (s.node.nodeType === 1 ? s.node.tagName.toLowerCase() + '.' + String(s.node.className).split(' ')[0] : '#text:' + String(s.node.textContent).slice(0, 20)) : '?');
+      window.__shifts.push(Math.round(e.startTime) + 'ms ' + e.value.toFixed(4) + ' ' + what.join(', '));
+    }
   }).observe({ type: 'layout-shift', buffered: true });
 `
 
