@@ -4,8 +4,8 @@
 #   frontend_deps    npm ci when node_modules does not match package-lock.json (stamp)
 #   frontend_build   npm run build when a source is newer than dist/index.html
 #   frontend_checks  type-check, lint, unit tests (vitest)
-#   frontend_browser Debian's Chromium for the browser tests (apt-get when missing; never a
-#                    downloaded browser)
+#   frontend_browser Debian's Chromium and a CJK font (zh-CN screenshots) for the browser
+#                    tests (apt-get when missing; never a downloaded browser)
 # Needs REPO.
 
 frontend_fail() { echo "frontend.sh: $*" >&2; return 1; }
@@ -37,10 +37,13 @@ frontend_checks() {
 }
 
 frontend_browser() {
-  if [[ -x "${SB_CHROMIUM:-/usr/bin/chromium}" ]]; then
-    return 0
+  local missing=()
+  [[ -x "${SB_CHROMIUM:-/usr/bin/chromium}" ]] || missing+=(chromium)
+  if ! command -v fc-list >/dev/null || [[ -z "$(fc-list :lang=zh 2>/dev/null | head -n1)" ]]; then
+    missing+=(fonts-wqy-microhei)
   fi
-  command -v apt-get >/dev/null || frontend_fail "Chromium is missing and apt-get is not available: install Debian's chromium" || return 1
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2 \
-    || frontend_fail "apt-get install chromium failed" || return 1
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  command -v apt-get >/dev/null || frontend_fail "missing ${missing[*]} and apt-get is not available" || return 1
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2 \
+    || frontend_fail "apt-get install ${missing[*]} failed" || return 1
 }

@@ -138,3 +138,25 @@ export async function stepUpForAdminKey(page, base) {
   assert.equal(r.status, 200, 'the revealed admin API key works')
   assert.equal(await page.getByTestId('step-up-password').count(), 0, 'the password field is gone')
 }
+
+export async function errorsNameTheRequestId(page, base) {
+  await page.goto(`${base}/requests/0190a0b1-0000-7000-8000-000000000000`)
+  const banner = page.getByTestId('request-detail').getByRole('alert')
+  await banner.waitFor()
+  const text = await banner.textContent()
+  assert.match(text, /request id [0-9a-f-]{36}/, `the error names the request id: ${text}`)
+  await banner.getByRole('button', { name: 'Retry' }).waitFor()
+}
+
+export async function expiredSessionReturnsToTheSamePage(page, base, context) {
+  await page.goto(`${base}/accounts`)
+  await settled(page)
+  await context.clearCookies()
+  // A client-side navigation: the next API call answers 401.
+  await page.getByTestId('nav-keys').click()
+  await page.waitForURL(/\/login\?.*expired=1/)
+  await page.getByText('Your session ended').waitFor()
+  await page.getByTestId('login-password').fill(PASSWORD)
+  await page.getByTestId('login-submit').click()
+  await page.waitForURL(`${base}/keys`)
+}

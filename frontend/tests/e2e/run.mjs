@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { addAccountByOAuth, changeSettingAndUndo, cooldownAfter429, createAndCopyKey, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
+import { addAccountByOAuth, changeSettingAndUndo, cooldownAfter429, createAndCopyKey, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
 import { launch } from './lib/browser.mjs'
 import { startStack } from './lib/stack.mjs'
 import { COMBOS, measureRoutes, pageList, runCombo } from './pages.mjs'
@@ -64,6 +64,8 @@ try {
   await check('change a setting and undo it', () => changeSettingAndUndo(page, stack.url))
   await check('a scripted 429 shows the account cooling down', () => cooldownAfter429(page, stack.url, key, stack.simJson))
   await check('step-up: a wrong password is refused, the right one reveals an admin API key once', () => stepUpForAdminKey(page, stack.url))
+  await check('an error names its request id and offers a retry', () => errorsNameTheRequestId(page, stack.url))
+  await check('an expired session goes to login and comes back to the same page', () => expiredSessionReturnsToTheSamePage(page, stack.url, context))
   const storageState = await context.storageState()
   const ids = await page.evaluate(async () => {
     const accounts = await fetch('/api/admin/accounts').then((r) => r.json())
