@@ -85,3 +85,30 @@ describe('ranges', () => {
     expect(w).toEqual({ from: '2026-12-01T09:00:00.000Z', to: '2026-12-01T10:00:00.000Z', bucket: '1m' })
   })
 })
+
+describe('availability', async () => {
+  const { availabilityCells, cellState, weeklyPace } = await import('@/format/availability')
+  const totals = (requests: number, failed: number, clientErrors = 0) => ({ requests, failed, clientErrors, running: 0, completed: requests - failed, incomplete: 0, cancelled: 0, successRate: null, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, costNanoUsd: 0 })
+  it('judges cells by success without caller errors, low samples apart', () => {
+    expect(cellState(0, 0)).toBe('none')
+    expect(cellState(3, 0)).toBe('low')
+    expect(cellState(100, 1)).toBe('stable')
+    expect(cellState(100, 5)).toBe('unstable')
+    expect(cellState(100, 20)).toBe('down')
+  })
+  it('puts buckets in their 15-minute cell; missing buckets are no data', () => {
+    const to = Date.parse('2026-12-01T10:00:00Z')
+    const trend = { bucket: '15m', tz: 'UTC', from: '', to: '', points: [
+      { start: '2026-12-01T09:45:00Z', totals: totals(10, 5, 5) },
+      { start: '2026-12-01T09:30:00Z', totals: totals(20, 10) },
+    ] } as never
+    const cells = availabilityCells(trend, to, 4)
+    expect(cells.map((c) => c.state)).toEqual(['none', 'down', 'stable', 'none'])
+    expect(cells[2]).toMatchObject({ requests: 5, failed: 0 })
+  })
+  it('paces the weekly window against the elapsed share', () => {
+    const now = Date.parse('2026-12-01T00:00:00Z')
+    const reset = now / 1000 + 3.5 * 86400
+    expect(weeklyPace(60, 10080, reset, now)).toMatchObject({ used: 0.6, elapsed: 0.5 })
+  })
+})
