@@ -66,6 +66,7 @@ export default {
     emptyTitle: 'No client keys yet', emptyText: 'Create a key for each client (Codex CLI, SDK, script).', noMatch: 'No key matches.', hashedNote: 'Keys are stored hashed: the full key is shown once, when it is created.',
     emptyPool: 'Every group of this key is empty or disabled: its requests fail closed.', emptyPoolShort: 'empty pool', emptyPoolWarning: 'The chosen groups have no members: requests with this key will fail closed.',
     revealTitle: 'Key {name} created', revealOnce: 'Copy the key now. It is stored hashed and cannot be shown again.', secret: 'key', downloadEnv: 'Download .env', snippets: 'Usage snippets', snippet: { codex: 'Codex CLI', python: 'Python', node: 'Node', curl: 'curl' }, stored: 'I have stored the key',
+    edit: 'Edit', editTitle: 'Edit {name}', saved: '{name} saved.', expiryKeep: 'Keep the current expiry', dailyTokens: 'Daily token budget', monthlyCost: 'Monthly cost budget (USD, estimate)', models: 'Allowed models', modelsAll: 'every model (or a comma-separated list)',
     enabledToast: '{name} enabled.', disabledToast: '{name} disabled.', deleted: '{name} deleted.', deleteTitle: 'Delete {name}?', deleteImpact: 'Clients using this key are refused at once ({n} requests today).',
   },
   outcome: { completed: 'Success', failed: 'Failed', incomplete: 'Incomplete', cancelled: 'Cancelled', running: 'Running' },

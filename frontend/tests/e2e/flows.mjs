@@ -160,3 +160,20 @@ export async function expiredSessionReturnsToTheSamePage(page, base, context) {
   await page.getByTestId('login-submit').click()
   await page.waitForURL(`${base}/keys`)
 }
+
+export async function editKeyAndUndo(page, base) {
+  await page.goto(`${base}/keys`)
+  await settled(page)
+  const limits = page.getByTestId('key-limits').first()
+  assert.match(await limits.textContent(), /unlimited/)
+  await page.locator('[data-testid^=edit-key-]').first().click()
+  await page.getByRole('spinbutton', { name: 'Requests per minute' }).fill('60')
+  await page.getByRole('spinbutton', { name: 'Daily token budget' }).fill('1000')
+  await page.getByTestId('key-create-submit').click()
+  const saved = await page.getByTestId('undo').waitFor({ timeout: 10_000 }).then(() => true, () => false)
+  if (!saved) assert.fail(`no Undo toast; the dialog says: ${await page.locator('dialog[open]').textContent({ timeout: 1000 }).catch(() => '(closed)')}`)
+  await page.waitForFunction(() => document.querySelector('[data-testid=key-limits]')?.textContent?.includes('60/min'), null, { timeout: 8000 })
+  assert.equal(await page.getByRole('progressbar', { name: 'Daily token budget' }).count(), 1, 'the budget bar shows')
+  await page.getByTestId('undo').click()
+  await page.waitForFunction(() => document.querySelector('[data-testid=key-limits]')?.textContent?.includes('unlimited'), null, { timeout: 8000 })
+}

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { addAccountByOAuth, changeSettingAndUndo, cooldownAfter429, createAndCopyKey, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
+import { addAccountByOAuth, changeSettingAndUndo, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
 import { launch } from './lib/browser.mjs'
 import { startStack } from './lib/stack.mjs'
 import { COMBOS, measureRoutes, pageList, runCombo } from './pages.mjs'
@@ -62,6 +62,7 @@ try {
   await check('create a key, copy it, and the secret leaves the DOM', async () => (key = await createAndCopyKey(page, stack.url)))
   await check('a request appears live on the Requests page', () => watchRequestLive(page, stack.url, key))
   await check('change a setting and undo it', () => changeSettingAndUndo(page, stack.url))
+  await check('edit a key (limit and budget) and undo it', () => editKeyAndUndo(page, stack.url))
   await check('a scripted 429 shows the account cooling down', () => cooldownAfter429(page, stack.url, key, stack.simJson))
   await check('step-up: a wrong password is refused, the right one reveals an admin API key once', () => stepUpForAdminKey(page, stack.url))
   await check('an error names its request id and offers a retry', () => errorsNameTheRequestId(page, stack.url))
