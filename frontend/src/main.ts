@@ -4,6 +4,9 @@ import App from './App.vue'
 import { setUnauthenticatedHandler } from './api/client'
 import { i18n } from './i18n'
 import { router } from './router'
+import { isRange } from './format/range'
+import { overviewQueries } from './pages/overviewQueries'
+import { prefetch } from './stores/prefetch'
 import { usePrefs } from './stores/prefs'
 import { useSession } from './stores/session'
 import './styles.css'
@@ -13,6 +16,15 @@ const pinia = createPinia()
 app.use(pinia).use(i18n).use(router)
 
 const prefs = usePrefs()
+
+// Landing on the Overview: ask for its data now, in parallel with the session check.
+if (window.location.pathname === '/') {
+  const range = new URLSearchParams(window.location.search).get('range')
+  const q = overviewQueries(isRange(range) ? range : '24h', prefs.timeZone)
+  prefetch('/dashboard/summary', q.summary)
+  prefetch('/usage/trend', q.trend)
+  prefetch('/accounts', q.accounts)
+}
 watch(() => prefs.locale, (locale) => ((i18n.global.locale as unknown as { value: string }).value = locale), { immediate: true })
 
 // A 401 on any call: the session expired or was revoked; back to login, then to this URL.

@@ -80,6 +80,10 @@ async function coldLoad(browser, base, storageState, name, path) {
   await settled(page, 30_000)
   const interactive = await page.evaluate(() => performance.now())
   const apiDone = await page.evaluate(() => Math.max(0, ...performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/admin/') && !e.name.endsWith('/events')).map((e) => e.responseEnd)))
+  if (process.env.SB_E2E_TIMELINE) {
+    const timeline = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => `${Math.round(e.startTime)}-${Math.round(e.responseEnd)} ${e.name.replace(location.origin, '').slice(0, 60)}`))
+    console.log(`# ${name} ${Math.round(interactive)} ms\n#   ${timeline.join('\n#   ')}`)
+  }
   await page.waitForTimeout(1500)
   const js = scripts.filter((s) => !/\/echarts-/.test(s.url)).reduce((n, s) => n + s.gz, 0)
   const chartJs = scripts.filter((s) => /\/echarts-/.test(s.url)).reduce((n, s) => n + s.gz, 0)
