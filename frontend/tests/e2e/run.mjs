@@ -41,6 +41,7 @@ async function check(name, fn) {
   }
 }
 
+const started = Date.now()
 mkdirSync(shots, { recursive: true })
 const stack = await startStack(repo)
 const browser = await launch()
@@ -86,6 +87,7 @@ try {
   writeFileSync(`${out}/results.json`, JSON.stringify(report, null, 1))
 }
 console.log(`screenshots: ${shots}`)
+console.log(`# browser tests took ${Math.round((Date.now() - started) / 1000)} s`)
 if (failures.length) console.log(`failed: ${failures.join('; ')}`)
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(failed ? 1 : 0)
