@@ -177,3 +177,18 @@ export async function editKeyAndUndo(page, base) {
   await page.getByTestId('undo').click()
   await page.waitForFunction(() => document.querySelector('[data-testid=key-limits]')?.textContent?.includes('unlimited'), null, { timeout: 8000 })
 }
+
+export async function deviceCodeLogin(page, base, simJson) {
+  await simJson('POST', '/_sim/accounts', { id: 'acct-device', plan: 'plus' })
+  await page.goto(`${base}/accounts?add=1`)
+  await page.getByRole('tab', { name: 'Device code' }).click()
+  await page.getByTestId('device-start').click()
+  const code = (await page.getByTestId('device-code').textContent()).trim()
+  assert.ok(code.length >= 4, `a user code is shown: ${code}`)
+  await page.getByText(/code expires in \d+ m/).waitFor()
+  await page.getByText(/checking every \d+ s/).waitFor()
+  await simJson('POST', '/_sim/device/approve', { user_code: code, account_id: 'acct-device', decision: 'approve' })
+  await page.getByTestId('add-success').waitFor({ timeout: 20_000 })
+  assert.match(await page.getByTestId('added-email').textContent(), /acct-device/)
+  await page.keyboard.press('Escape')
+}

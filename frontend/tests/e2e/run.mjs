@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { addAccountByOAuth, changeSettingAndUndo, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
+import { addAccountByOAuth, changeSettingAndUndo, deviceCodeLogin, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
 import { launch } from './lib/browser.mjs'
 import { startStack } from './lib/stack.mjs'
 import { COMBOS, measureRoutes, pageList, runCombo } from './pages.mjs'
@@ -68,6 +68,7 @@ try {
   await check('step-up: a wrong password is refused, the right one reveals an admin API key once', () => stepUpForAdminKey(page, stack.url))
   await check('an error names its request id and offers a retry', () => errorsNameTheRequestId(page, stack.url))
   await check('an expired session goes to login and comes back to the same page', () => expiredSessionReturnsToTheSamePage(page, stack.url, context))
+  await check('add an account with a device code (countdown, polling, approval)', () => deviceCodeLogin(page, stack.url, stack.simJson))
   const storageState = await context.storageState()
   const ids = await page.evaluate(async () => {
     const accounts = await fetch('/api/admin/accounts').then((r) => r.json())
