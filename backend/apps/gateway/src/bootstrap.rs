@@ -58,8 +58,11 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router =
-        health.routes().merge(data_plane.router).merge(admin::build(&config, &storage, &data_plane.accounts).await?);
+    let router = health
+        .routes()
+        .merge(data_plane.router)
+        .merge(admin::build(&config, &storage, &data_plane.accounts).await?)
+        .merge(gateway_api::embedded_spa_routes());
 
     // What a crashed predecessor of this replica left is taken over before the first request.
     let recovery = &data_plane.recovery;

@@ -6,6 +6,7 @@ mod admin_api;
 mod architecture;
 mod cli;
 mod continuation;
+mod dashboard;
 mod data_plane;
 mod gateway;
 mod health;

@@ -3,7 +3,7 @@
 //! its OpenAPI 3.1 document at `/api/admin/openapi.json` (generated from these handlers with
 //! utoipa: a route exists exactly when it is in the document).
 //!
-//! Every response carries `Cache-Control: no-store`; every error is the envelope of
+//! Every response carries `Cache-Control: no-store` and an `X-Request-Id`; every error is the envelope of
 //! [`envelope`]. Handlers decode, call a `gateway-admin` use case or port, and encode.
 
 mod account_view;
@@ -20,6 +20,7 @@ mod live_events;
 mod oauth_routes;
 mod ops_routes;
 mod pagination;
+mod request_id;
 mod session_auth;
 mod settings_routes;
 mod system;
@@ -187,5 +188,6 @@ pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
         .route("/api/admin", axum::routing::any(envelope::route_not_found))
         .route("/api/admin/{*rest}", axum::routing::any(envelope::route_not_found))
         .layer(map_response(envelope::no_store))
+        .layer(axum::middleware::from_fn(request_id::tag))
         .with_state(api)
 }

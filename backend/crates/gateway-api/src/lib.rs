@@ -9,7 +9,9 @@
 pub mod admin;
 pub mod client;
 pub mod metrics;
+pub mod spa;
 
 pub use admin::{AdminHttpConfig, AdminPorts, admin_openapi, admin_routes};
 pub use client::{ClientApi, client_routes};
 pub use metrics::{Metrics, metrics_routes};
+pub use spa::{embedded_spa_routes, spa_routes};

@@ -42,6 +42,7 @@ async fn every_documented_route_refuses_anonymous_and_csrf_less_calls_and_exists
     let public = ["/auth/login", "/openapi.json"];
     let mut no_csrf = admin.clone();
     no_csrf.csrf = None;
+    let mut request_ids = std::collections::HashSet::new();
     for (method, path, template) in &ops {
         let body = is_unsafe(method).then(|| json!({}));
         if !public.contains(&path.as_str()) {
@@ -71,6 +72,9 @@ async fn every_documented_route_refuses_anonymous_and_csrf_less_calls_and_exists
             Some("no-store"),
             "{method} {path}"
         );
+        let request_id = answer.headers.get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        assert!(uuid::Uuid::parse_str(request_id).is_ok(), "{method} {path}: X-Request-Id {request_id:?}");
+        assert!(request_ids.insert(request_id.to_owned()), "{method} {path}: request id reused");
         if !answer.text.is_empty() {
             let _: Value = serde_json::from_str(&answer.text).unwrap_or_else(|_| panic!("{method} {path}: not JSON"));
         }

@@ -51,3 +51,38 @@ async fn the_stream_sends_hello_accounts_revisions_and_ops_events() {
     assert!(text.contains("event: config_revision"), "{text}");
     assert!(text.contains("event: ops_event") && text.contains("test.live"), "{text}");
 }
+
+#[tokio::test]
+async fn the_stream_sends_each_new_request_and_its_completion() {
+    let g = gateway(vec![AccountSpec::openai("acct-live-req")], &[]).await;
+    let admin = Admin::login(&g).await;
+    let response = g
+        .client()
+        .get(format!("{}/events", admin.base))
+        .header("cookie", format!("sb_admin_session={}", admin.cookie.clone().unwrap_or_default()))
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let mut text = String::new();
+    let mut sent = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while tokio::time::Instant::now() < deadline {
+        let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(2), body.next()).await else { continue };
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if text.contains("event: account\n") && !sent {
+            sent = true;
+            let answer = g.responses(json!({"model": "gpt-5.4", "input": "live please", "stream": true})).await;
+            assert_eq!(answer.status(), 200);
+            let _ = answer.text().await;
+        }
+        if text.contains("event: request\n") && text.contains("\"status\":\"completed\"") {
+            break;
+        }
+    }
+    let requests: Vec<&str> = text.split("\n\n").filter(|e| e.starts_with("event: request\n")).collect();
+    assert!(!requests.is_empty(), "no request event: {text}");
+    assert!(requests.iter().any(|e| e.contains("\"status\":\"completed\"")), "{text}");
+    assert!(requests.iter().all(|e| e.contains("\"requestedModel\":\"gpt-5.4\"")), "{text}");
+}

@@ -9,12 +9,16 @@
 //!   sends every account);
 //! - `account_removed` `{id}`;
 //! - `ops_event` — a new ops event (same shape as the ops list items);
+//! - `request` — a usage record that started since the stream connected, when first seen and
+//!   when its status changes (same shape as the usage record list items; [`requests`]);
 //! - `error` `{code, message}` — one poll failed; the stream continues.
 //!
 //! Keep-alive comments every 15 s. No `Last-Event-ID` resume yet: a client reconnects and
 //! refetches what it shows. Before every poll the stream checks that its session is still live
 //! and its admin still admitted (`gateway_admin::auth::still_signed_in`, without extending the
 //! session); when not, the stream ends (a reconnect then gets 401).
+
+mod requests;
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -49,6 +53,7 @@ struct LiveState {
     tick: tokio::time::Interval,
     accounts: HashMap<i64, Value>,
     last_ops_id: i64,
+    requests: requests::RequestWatch,
     pending: VecDeque<Event>,
 }
 
@@ -69,6 +74,10 @@ impl LiveState {
         }
         if let Err((code, message)) = self.poll_ops().await {
             self.pending.push_back(event("error", &json!({"code": code, "message": message})));
+        }
+        match self.requests.poll(self.api.ports.usage.as_ref()).await {
+            Ok(records) => self.pending.extend(records.iter().map(|r| event("request", r))),
+            Err(e) => self.pending.push_back(event("error", &json!({"code": e.code(), "message": e.public_message()}))),
         }
     }
 
@@ -156,7 +165,7 @@ impl LiveState {
 /// The live stream (`text/event-stream`); see the module documentation for the events.
 #[utoipa::path(get, path = "/api/admin/events", tag = "live",
     responses(
-        (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, error", content_type = "text/event-stream"),
+        (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, error", content_type = "text/event-stream"),
         (status = "4XX", body = ErrorBody)))]
 pub async fn events(
     State(api): State<AdminApi>,
@@ -170,7 +179,9 @@ pub async fn events(
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut pending = VecDeque::new();
     pending.push_back(event("hello", &json!({"configRevision": revision.0})));
-    let state = LiveState { api, principal, subscription, tick, accounts: HashMap::new(), last_ops_id, pending };
+    let requests = requests::RequestWatch::new(OffsetDateTime::now_utc());
+    let state =
+        LiveState { api, principal, subscription, tick, accounts: HashMap::new(), last_ops_id, requests, pending };
     let stream = futures_util::stream::unfold(state, LiveState::next_event);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
