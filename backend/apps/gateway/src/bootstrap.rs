@@ -10,7 +10,9 @@ mod storage;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, WorkerRuntime, logging};
+use gateway_host::{
+    Config, ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging,
+};
 
 pub use accounts::Accounts;
 pub use data_plane::openai_settings;
@@ -67,7 +69,9 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 
     tokio::spawn(shutdown.clone().listen_for_signals());
     workers.start();
-    let outcome = gateway_host::serve(listener, router, shutdown).await;
+    let limits = ConnectionLimits::from_config(&config.server);
+    let outcome =
+        Server::new(router, limits).overloaded(gateway_api::overloaded_routes()).serve(listener, shutdown).await;
     tracing::info!(?outcome, "http server stopped");
     let aborted = workers.shutdown(Duration::from_secs(config.workers.shutdown_timeout_seconds)).await;
     storage.close().await;

@@ -3,6 +3,7 @@
 mod affinity;
 mod budgets;
 mod client_errors;
+mod connections;
 mod drain;
 mod failover;
 mod invariants;

@@ -9,3 +9,4 @@ mod continuation;
 mod data_plane;
 mod gateway;
 mod migration_manifest;
+mod wire;

@@ -1,5 +1,6 @@
 //! The OpenAI-compatible client API: `/v1/responses`, `/v1/models`.
 
+mod body_failure;
 mod extract;
 mod models;
 mod reply;
@@ -27,4 +28,10 @@ pub fn client_routes(api: ClientApi) -> Router {
         .route("/v1/models/{id}", get(models::get))
         .route("/v1/{*rest}", axum::routing::any(reply::not_found))
         .with_state(api)
+}
+
+/// What connections beyond the server's connection cap are answered with: 503
+/// `gateway_overloaded` with `Retry-After: 1`.
+pub fn overloaded_routes() -> Router {
+    Router::new().fallback(reply::overloaded)
 }

@@ -42,6 +42,16 @@ pub struct ServerConfig {
     pub request_body_limit_bytes: usize,
     /// Async runtime worker threads; 0 means one per CPU.
     pub worker_threads: usize,
+    /// A request's head must be complete this long after the connection opened or (HTTP/1.1)
+    /// after the previous response ended; a connection that starts no request in this time is
+    /// closed.
+    pub header_read_timeout_seconds: u64,
+    /// Longest silence while a request body is being read; then the read fails.
+    pub body_read_timeout_seconds: u64,
+    /// A connection with no request in flight for this long is closed (HTTP/2: GOAWAY).
+    pub keep_alive_idle_timeout_seconds: u64,
+    /// Most open client connections; connections beyond it are answered 503 and closed.
+    pub max_connections: usize,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +61,10 @@ impl Default for ServerConfig {
             drain_timeout_seconds: 30,
             request_body_limit_bytes: 32 * 1024 * 1024,
             worker_threads: 0,
+            header_read_timeout_seconds: 10,
+            body_read_timeout_seconds: 30,
+            keep_alive_idle_timeout_seconds: 60,
+            max_connections: 16_384,
         }
     }
 }
@@ -318,6 +332,18 @@ impl Config {
         }
         if self.server.request_body_limit_bytes < 1024 {
             return Err(ConfigError::invalid("server.request_body_limit_bytes", "must be at least 1024"));
+        }
+        for (key, value) in [
+            ("server.header_read_timeout_seconds", self.server.header_read_timeout_seconds),
+            ("server.body_read_timeout_seconds", self.server.body_read_timeout_seconds),
+            ("server.keep_alive_idle_timeout_seconds", self.server.keep_alive_idle_timeout_seconds),
+        ] {
+            if value == 0 || value > 3600 {
+                return Err(ConfigError::invalid(key, "must be between 1 and 3600"));
+            }
+        }
+        if self.server.max_connections == 0 {
+            return Err(ConfigError::invalid("server.max_connections", "must be at least 1"));
         }
         if self.workers.restart_backoff_initial_ms == 0
             || self.workers.restart_backoff_initial_ms > self.workers.restart_backoff_max_ms

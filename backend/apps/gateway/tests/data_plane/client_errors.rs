@@ -1,9 +1,12 @@
 //! Bad input gets a clear error in the OpenAI shape and nothing reaches upstream.
 
+use std::time::Duration;
+
 use serde_json::Value;
 use upstream_sim::AccountSpec;
 
 use crate::gateway::Gateway;
+use crate::wire;
 
 async fn post(gateway: &Gateway, key: Option<&str>, body: &str) -> (u16, Value) {
     let mut request = gateway
@@ -70,4 +73,20 @@ async fn unknown_routes_answer_404_in_the_openai_shape() {
     assert_eq!(response.status(), 404);
     let body: Value = response.json().await.expect("json");
     assert_eq!(body["error"]["code"], "not_found");
+}
+
+#[tokio::test]
+async fn a_malformed_chunked_body_is_400_invalid_request() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    let mut stream = wire::connect(&gateway.url).await;
+    let request = format!(
+        "POST /v1/responses HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n\
+         Transfer-Encoding: chunked\r\n\r\n5\r\n{{\"mod\r\nzz-not-a-size\r\n",
+        gateway.key
+    );
+    let answer = wire::exchange(&mut stream, request.as_bytes(), Duration::from_secs(10)).await.expect("answer");
+    assert_eq!((answer.status, answer.json()["error"]["code"].as_str()), (400, Some("invalid_request")), "{answer:?}");
+    assert_eq!(answer.json()["error"]["type"], "invalid_request_error");
+    let upstream_calls = gateway.sim.requests().iter().filter(|r| r.path.ends_with("/codex/responses")).count();
+    assert_eq!(upstream_calls, 0);
 }

@@ -41,3 +41,11 @@ fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId
 pub async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     error(&ApiError::new(ErrorCode::NotFound, format!("Unknown request URL: {method} {}.", uri.path())))
 }
+
+/// Every request on a connection beyond the server's connection cap.
+pub async fn overloaded() -> Response {
+    error(
+        &ApiError::new(ErrorCode::GatewayOverloaded, "The gateway is at its connection limit; try again shortly.")
+            .with_retry_after(1),
+    )
+}
