@@ -20,6 +20,8 @@ pub async fn connect(url: &str) -> TcpStream {
 /// One response as text: status line, headers (names lower-cased) and body.
 #[derive(Debug, Default)]
 pub struct Answer {
+    /// An interim `100 Continue` came before the answer.
+    pub continued: bool,
     pub status: u16,
     pub head: String,
     pub body: String,
@@ -43,14 +45,16 @@ impl Answer {
 pub async fn read_answer(stream: &mut (impl AsyncRead + Unpin)) -> Option<Answer> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
+    let mut continued = false;
     loop {
         let interim = buf.starts_with(b"HTTP/1.1 100").then(|| buf.windows(4).position(|w| w == b"\r\n\r\n"));
         if let Some(Some(end)) = interim {
             buf.drain(..end + 4);
+            continued = true;
             continue;
         }
         if let Some(answer) = parse(&buf) {
-            return Some(answer);
+            return Some(Answer { continued, ..answer });
         }
         match stream.read(&mut chunk).await {
             Ok(0) | Err(_) => return None,
@@ -64,7 +68,7 @@ fn parse(buf: &[u8]) -> Option<Answer> {
     let end = text.find("\r\n\r\n")?;
     let head = text[..end].to_owned();
     let status = head.split(' ').nth(1).and_then(|s| s.parse::<u16>().ok()).unwrap_or_default();
-    let mut answer = Answer { status, head, body: String::new() };
+    let mut answer = Answer { continued: false, status, head, body: String::new() };
     let rest = &text[end + 4..];
     if let Some(length) = answer.header("content-length").and_then(|v| v.parse::<usize>().ok()) {
         answer.body = rest.get(..length)?.to_owned();

@@ -1,7 +1,7 @@
 //! Turning engine replies and errors into HTTP responses.
 
 use axum::body::Body;
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderName, HeaderValue, StatusCode, Version, header};
 use axum::response::Response;
 use gateway_core::domain::RequestId;
 use gateway_core::engine::Reply;
@@ -34,6 +34,15 @@ fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId
     }
     if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id.to_string()).ok()) {
         map.insert(HeaderName::from_static("x-request-id"), id);
+    }
+    response
+}
+
+/// Adds `Connection: close` (HTTP/1.x) to an answer given before the request body was read
+/// whole: hyper then closes the connection instead of reading the rest of the body.
+pub fn closing(mut response: Response, version: Version) -> Response {
+    if version <= Version::HTTP_11 {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     response
 }
