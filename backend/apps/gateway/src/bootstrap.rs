@@ -51,8 +51,11 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router =
-        health.routes().merge(data_plane.router).merge(admin::build(&config, &storage, &data_plane.accounts).await?);
+    let router = health
+        .routes()
+        .merge(data_plane.router)
+        .merge(admin::build(&config, &storage, &data_plane.accounts).await?)
+        .merge(gateway_api::fallback_routes());
 
     let listener = tokio::net::TcpListener::bind(config.server.listen)
         .await

@@ -8,6 +8,7 @@ mod coverage;
 mod groups_keys;
 mod live_events;
 mod oauth;
+mod routing;
 mod secrets;
 mod settings;
 mod two_factor;

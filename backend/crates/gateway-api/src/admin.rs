@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn_with_state, map_response};
 use gateway_admin::auth::AuthPolicy;
 use gateway_admin::oauth::OAuthLogins;
@@ -164,13 +165,16 @@ pub fn admin_openapi() -> utoipa::openapi::OpenApi {
 pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
     let api = AdminApi { ports: Arc::new(ports), config: Arc::new(config), openapi: Arc::new(openapi) };
-    let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
+    // `route_layer`: authentication guards the admin routes only, never the fallback, so a path
+    // no router claims is not sent through the session store.
+    let protected = protected_routes().route_layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =
         OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();
     router
         .method_not_allowed_fallback(envelope::method_not_allowed)
         .route("/api/admin", axum::routing::any(envelope::route_not_found))
         .route("/api/admin/{*rest}", axum::routing::any(envelope::route_not_found))
+        .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(map_response(envelope::no_store))
         .with_state(api)
 }

@@ -26,8 +26,15 @@ pub fn client_routes(api: ClientApi) -> Router {
         .route("/v1/responses", post(responses::create).get(websocket::upgrade))
         .route("/v1/models", get(models::list))
         .route("/v1/models/{id}", get(models::get))
+        .method_not_allowed_fallback(reply::method_not_allowed)
         .route("/v1/{*rest}", axum::routing::any(reply::not_found))
         .with_state(api)
+}
+
+/// The server's fallback: every path no router claims (outside `/v1` and `/api/admin` too) is
+/// 404 in the OpenAI shape, before any authentication. Merge it into the server's router.
+pub fn fallback_routes() -> Router {
+    Router::new().fallback(reply::not_found)
 }
 
 /// What connections beyond the server's connection cap are answered with: 503

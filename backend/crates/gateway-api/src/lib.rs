@@ -11,5 +11,5 @@ pub mod client;
 pub mod metrics;
 
 pub use admin::{AdminHttpConfig, AdminPorts, admin_openapi, admin_routes};
-pub use client::{ClientApi, client_routes, overloaded_routes};
+pub use client::{ClientApi, client_routes, fallback_routes, overloaded_routes};
 pub use metrics::{Metrics, metrics_routes};

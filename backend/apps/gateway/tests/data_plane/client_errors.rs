@@ -152,3 +152,29 @@ async fn a_malformed_chunked_body_is_400_invalid_request() {
     let upstream_calls = gateway.sim.requests().iter().filter(|r| r.path.ends_with("/codex/responses")).count();
     assert_eq!(upstream_calls, 0);
 }
+
+#[tokio::test]
+async fn unknown_paths_outside_the_apis_answer_404_in_the_openai_shape() {
+    let gateway = Gateway::start(vec![AccountSpec::openai("acct-a")]).await;
+    for (method, path) in
+        [("GET", "/"), ("GET", "/favicon.ico"), ("POST", "/v2/responses"), ("GET", "/api"), ("DELETE", "/api/adminx")]
+    {
+        let response = gateway
+            .client()
+            .request(method.parse().expect("method"), format!("{}{path}", gateway.url))
+            .header("cookie", "sb_admin_session=whatever")
+            .bearer_auth("sb-admin-whatever")
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), 404, "{method} {path}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["error"]["code"], "not_found", "{method} {path}: {body}");
+        assert_eq!(body["error"]["type"], "invalid_request_error", "{method} {path}: {body}");
+    }
+    // A client path with a method it does not have: 405 in the same shape.
+    let response = gateway.client().delete(format!("{}/v1/models", gateway.url)).send().await.expect("sent");
+    assert_eq!(response.status(), 405);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "method_not_allowed");
+}

@@ -47,8 +47,14 @@ pub fn closing(mut response: Response, version: Version) -> Response {
     response
 }
 
+/// Any path no route claims, inside `/v1` or outside every API: 404, before any authentication.
 pub async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     error(&ApiError::new(ErrorCode::NotFound, format!("Unknown request URL: {method} {}.", uri.path())))
+}
+
+/// A client API path with a method it does not have.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error(&ApiError::new(ErrorCode::MethodNotAllowed, format!("Method {method} is not allowed on {}.", uri.path())))
 }
 
 /// Every request on a connection beyond the server's connection cap.
