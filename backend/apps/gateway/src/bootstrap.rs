@@ -57,8 +57,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         .merge(admin::build(&config, &storage, &data_plane.accounts).await?)
         .merge(gateway_api::fallback_routes());
 
-    let listener = tokio::net::TcpListener::bind(config.server.listen)
-        .await
+    let listener = gateway_host::serve::bind(config.server.listen)
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
     let local = listener
         .local_addr()

@@ -21,7 +21,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::IntoResponse;
 use hyper_util::rt::TokioExecutor;
 use hyper_util::server::conn::auto::Builder;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -33,6 +33,21 @@ use crate::config::ServerConfig;
 
 /// Connections beyond the cap answered with 503 at the same time; more are closed unanswered.
 pub const OVERFLOW_CONNECTIONS: usize = 256;
+
+/// The listen backlog asked for; the kernel caps it at `net.core.somaxconn` (4096 on current
+/// Linux). tokio's `TcpListener::bind` asks for 1024: a burst of connections beyond what the
+/// accept loop has taken overflows that queue, and the kernel drops their handshakes (an idle
+/// client never learns, its connection exists only on its side).
+pub const LISTEN_BACKLOG: u32 = 65_535;
+
+/// Binds the server's listening socket with [`LISTEN_BACKLOG`] (and `SO_REUSEADDR`, as tokio's
+/// own `bind` does).
+pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
 
 /// The limits and deadlines of client connections (from [`ServerConfig`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
