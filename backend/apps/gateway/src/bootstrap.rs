@@ -11,7 +11,9 @@ mod storage;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_host::{Config, ConfigError, Health, ReadinessProbe, Shutdown, WorkerRuntime, logging};
+use gateway_host::{
+    Config, ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging,
+};
 
 pub use accounts::Accounts;
 pub use data_plane::{check_provider_settings, invalid_setting, openai_settings};
@@ -48,8 +50,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 
     let storage = storage::open(&config).await?;
     // Bound first: the default replica name carries the port, unique on this host.
-    let listener = tokio::net::TcpListener::bind(config.server.listen)
-        .await
+    let listener = gateway_host::serve::bind(config.server.listen)
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
     let local = listener
         .local_addr()
@@ -77,7 +78,9 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 
     tokio::spawn(shutdown.clone().listen_for_signals());
     workers.start();
-    let outcome = gateway_host::serve(listener, router, shutdown).await;
+    let limits = ConnectionLimits::from_config(&config.server);
+    let outcome =
+        Server::new(router, limits).overloaded(gateway_api::overloaded_routes()).serve(listener, shutdown).await;
     tracing::info!(?outcome, "http server stopped");
     let shutdown_timeout = Duration::from_secs(config.workers.shutdown_timeout_seconds);
     if !data_plane.recovery.held.wait_for_releases(shutdown_timeout).await {

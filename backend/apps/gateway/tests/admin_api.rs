@@ -13,6 +13,7 @@ mod login_limits;
 mod oauth;
 mod oauth_at_rest;
 mod proxies;
+mod routing;
 mod secrets;
 mod session_standing;
 mod settings;

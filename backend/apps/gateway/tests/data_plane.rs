@@ -5,6 +5,7 @@ mod budgets;
 mod circuit;
 mod client_errors;
 mod crash_recovery;
+mod connections;
 mod drain;
 mod failover;
 mod invariants;

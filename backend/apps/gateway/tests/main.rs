@@ -11,3 +11,4 @@ mod data_plane;
 mod gateway;
 mod health;
 mod migration_manifest;
+mod wire;

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn_with_state, map_response};
 use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
 use gateway_admin::auth::standing::ROSTER_MAX_AGE;
@@ -180,13 +181,16 @@ pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
     let standings = Arc::new(AdminStandings::new(Arc::clone(&ports.users), ROSTER_MAX_AGE));
     let (ports, config, openapi) = (Arc::new(ports), Arc::new(config), Arc::new(openapi));
     let api = AdminApi { ports, config, guard, standings, openapi };
-    let protected = protected_routes().layer(from_fn_with_state(api.clone(), session_auth::require_admin));
+    // `route_layer`: authentication guards the admin routes only, never the fallback, so a path
+    // no router claims is not sent through the session store.
+    let protected = protected_routes().route_layer(from_fn_with_state(api.clone(), session_auth::require_admin));
     let (router, _) =
         OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(public_routes()).merge(protected).split_for_parts();
     router
         .method_not_allowed_fallback(envelope::method_not_allowed)
         .route("/api/admin", axum::routing::any(envelope::route_not_found))
         .route("/api/admin/{*rest}", axum::routing::any(envelope::route_not_found))
+        .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(map_response(envelope::no_store))
         .layer(axum::middleware::from_fn(request_id::tag))
         .with_state(api)

@@ -1,9 +1,10 @@
 //! The OpenAI-compatible client API: `/v1/responses`, `/v1/models`.
 
 mod body;
+mod body_failure;
 mod extract;
 mod models;
-mod reply;
+pub(crate) mod reply;
 mod responses;
 mod websocket;
 
@@ -26,6 +27,14 @@ pub fn client_routes(api: ClientApi) -> Router {
         .route("/v1/responses", post(responses::create).get(websocket::upgrade))
         .route("/v1/models", get(models::list))
         .route("/v1/models/{id}", get(models::get))
+        .method_not_allowed_fallback(reply::method_not_allowed)
         .route("/v1/{*rest}", axum::routing::any(reply::not_found))
         .with_state(api)
+}
+
+
+/// What connections beyond the server's connection cap are answered with: 503
+/// `gateway_overloaded` with `Retry-After: 1`.
+pub fn overloaded_routes() -> Router {
+    Router::new().fallback(reply::overloaded)
 }

@@ -12,6 +12,6 @@ pub mod metrics;
 pub mod spa;
 
 pub use admin::{AdminHttpConfig, AdminPorts, admin_openapi, admin_routes};
-pub use client::{ClientApi, client_routes};
+pub use client::{ClientApi, client_routes, overloaded_routes};
 pub use metrics::{Metrics, metrics_routes};
 pub use spa::{embedded_spa_routes, spa_routes};

@@ -4,8 +4,9 @@
 //! - a file of the build is served with its content type; hashed files under `assets/` are
 //!   cached forever (`immutable`), everything else revalidates (`no-cache` + `ETag`);
 //! - a page route (a path whose last segment has no dot, outside the API prefixes) gets
-//!   `index.html` so the SPA router can take over; a missing file or API path is a 404, never
-//!   `index.html`;
+//!   `index.html` so the SPA router can take over; a missing file, an API path or another
+//!   method is the client API's 404 in the OpenAI error shape, never `index.html`, and no
+//!   admin session is looked up;
 //! - paths are decoded once and refused when a segment is `..`, `.`, empty or holds `\` or NUL;
 //! - without a build (no `index.html`), page routes answer 503 with a page saying how to build it.
 
@@ -17,8 +18,11 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
+use gateway_protocol::{ApiError, ErrorCode};
+
+use crate::client::reply::not_found;
 
 pub use assets::{Asset, DashboardAssets, EmbeddedDashboard};
 pub use path::{SpaPath, classify};
@@ -45,15 +49,17 @@ async fn serve(
     headers: HeaderMap,
 ) -> Response {
     if method != Method::GET && method != Method::HEAD {
-        return response::plain(StatusCode::NOT_FOUND, "not found");
+        return not_found(method, uri).await;
     }
     let head = method == Method::HEAD;
     match classify(uri.path()) {
-        SpaPath::Invalid => response::plain(StatusCode::BAD_REQUEST, "invalid path"),
-        SpaPath::Reserved => response::plain(StatusCode::NOT_FOUND, "not found"),
+        SpaPath::Invalid => {
+            crate::client::reply::error(&ApiError::new(ErrorCode::InvalidRequest, "The request path is not valid."))
+        }
+        SpaPath::Reserved => not_found(method, uri).await,
         SpaPath::File(file) => match assets.get(&file) {
             Some(asset) => response::asset(&file, &asset, &headers, head),
-            None => response::plain(StatusCode::NOT_FOUND, "not found"),
+            None => not_found(method, uri).await,
         },
         SpaPath::Page(_) => match assets.get("index.html") {
             Some(index) => response::asset("index.html", &index, &headers, head),

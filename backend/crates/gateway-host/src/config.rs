@@ -52,6 +52,16 @@ pub struct ServerConfig {
     /// Directory for the files the gateway writes itself (the generated first-admin password);
     /// relative paths are relative to the working directory. Created (mode 0700) when needed.
     pub data_dir: PathBuf,
+    /// A request's head must be complete this long after the connection opened or (HTTP/1.1)
+    /// after the previous response ended; a connection that starts no request in this time is
+    /// closed.
+    pub header_read_timeout_seconds: u64,
+    /// Longest silence while a request body is being read; then the read fails.
+    pub body_read_timeout_seconds: u64,
+    /// A connection with no request in flight for this long is closed (HTTP/2: GOAWAY).
+    pub keep_alive_idle_timeout_seconds: u64,
+    /// Most open client connections; connections beyond it are answered 503 and closed.
+    pub max_connections: usize,
 }
 
 impl Default for ServerConfig {
@@ -63,6 +73,10 @@ impl Default for ServerConfig {
             worker_threads: 0,
             replica_name: None,
             data_dir: PathBuf::from("data"),
+            header_read_timeout_seconds: 10,
+            body_read_timeout_seconds: 30,
+            keep_alive_idle_timeout_seconds: 60,
+            max_connections: 16_384,
         }
     }
 }
@@ -310,6 +324,18 @@ impl Config {
         }
         if self.server.request_body_limit_bytes < 1024 {
             return Err(ConfigError::invalid("server.request_body_limit_bytes", "must be at least 1024"));
+        }
+        for (key, value) in [
+            ("server.header_read_timeout_seconds", self.server.header_read_timeout_seconds),
+            ("server.body_read_timeout_seconds", self.server.body_read_timeout_seconds),
+            ("server.keep_alive_idle_timeout_seconds", self.server.keep_alive_idle_timeout_seconds),
+        ] {
+            if value == 0 || value > 3600 {
+                return Err(ConfigError::invalid(key, "must be between 1 and 3600"));
+            }
+        }
+        if self.server.max_connections == 0 {
+            return Err(ConfigError::invalid("server.max_connections", "must be at least 1"));
         }
         if self.workers.restart_backoff_initial_ms == 0
             || self.workers.restart_backoff_initial_ms > self.workers.restart_backoff_max_ms

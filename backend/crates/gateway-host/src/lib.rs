@@ -9,6 +9,9 @@
 //!   defaults) into a validated value; nothing reads the environment afterwards;
 //! - shutdown has one absolute deadline from the signal for the HTTP drain; connections still
 //!   open at the deadline are cut; workers then join within their own timeout;
+//! - every client connection is bounded: a cap on open connections, and deadlines for the
+//!   request head, the body and idleness (`serve`); nothing an unauthenticated peer sends can
+//!   hold a connection past them;
 //! - every spawned task belongs to the worker runtime or the server's connection set and stops
 //!   on the shutdown signal.
 
@@ -21,6 +24,6 @@ pub mod workers;
 
 pub use config::{Config, ConfigError};
 pub use health::{Health, ProbeRole, ReadinessProbe};
-pub use serve::{ServeOutcome, serve};
+pub use serve::{ConnectionLimits, ServeOutcome, Server};
 pub use shutdown::Shutdown;
 pub use workers::{FnWorker, Worker, WorkerContext, WorkerError, WorkerFuture, WorkerRuntime};

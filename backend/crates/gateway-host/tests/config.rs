@@ -170,3 +170,25 @@ fn prewarm_budgets_are_validated_by_key() {
     assert_eq!(config.providers.openai.prewarm_total_budget_bytes, 16 << 20);
     assert_eq!(config.providers.openai.prewarm_key_budget_bytes, 8 << 20);
 }
+
+#[test]
+fn connection_limits_have_safe_defaults_and_refuse_zero() {
+    let config = load_with(None, &[]).expect("defaults");
+    let limits = gateway_host::ConnectionLimits::from_config(&config.server);
+    assert_eq!(limits.header_read_timeout, std::time::Duration::from_secs(10));
+    assert_eq!(limits.body_read_timeout, std::time::Duration::from_secs(30));
+    assert_eq!(limits.keep_alive_idle_timeout, std::time::Duration::from_secs(60));
+    assert_eq!(limits.max_connections, 16_384);
+    for key in [
+        "SWITCHBOARD_SERVER_HEADER_READ_TIMEOUT_SECONDS",
+        "SWITCHBOARD_SERVER_BODY_READ_TIMEOUT_SECONDS",
+        "SWITCHBOARD_SERVER_KEEP_ALIVE_IDLE_TIMEOUT_SECONDS",
+        "SWITCHBOARD_SERVER_MAX_CONNECTIONS",
+    ] {
+        let err = load_with(None, &[(key, "0")]).expect_err("zero is refused");
+        assert!(matches!(err, ConfigError::Invalid { .. }), "{key}: {err}");
+        assert_eq!(err.key().map(env_name).as_deref(), Some(key));
+    }
+    let config = load_with(None, &[("SWITCHBOARD_SERVER_MAX_CONNECTIONS", "100")]).expect("valid");
+    assert_eq!(config.server.max_connections, 100);
+}

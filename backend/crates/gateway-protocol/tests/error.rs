@@ -21,6 +21,7 @@ fn every_code_has_a_distinct_string_and_a_client_or_server_status() {
         InvalidRequest,
         InvalidJson,
         RequestTooLarge,
+        RequestTimeout,
         ModelNotFound,
         ModelNotAllowed,
         PreviousResponseNotFound,

@@ -1,4 +1,5 @@
-//! `loadgen`: the load generator of the benchmark harness.
+//! `loadgen`: the load generator of the benchmark harness, and the attack drill (`drill`
+//! binary, [`drill`] and [`attack`]) of `scripts/drills`.
 //!
 //! It drives HTTP/1.1 servers on loopback (the gateway, or the upstream simulator called directly)
 //! in four modes: SSE, JSON, WebSocket and idle-hold. It measures time to first byte, time to
@@ -12,10 +13,12 @@
 //! - It depends on no workspace crate: it measures the product from the outside.
 //! - It only talks to the URL it is given; targets are plain `http://` / `ws://` (no TLS).
 
+pub mod attack;
 pub mod classify;
 pub mod cli;
 pub mod config;
 pub mod connection;
+pub mod drill;
 pub mod histogram;
 pub mod http;
 pub mod idle;

@@ -3,7 +3,9 @@
 //! error kinds and relationships between metrics, never on absolute times that a loaded
 //! machine could break (lower bounds that the servers' own sleeps guarantee are fine).
 
+mod attack;
 mod cli;
+mod drill;
 mod errors;
 mod histogram;
 mod idle;

@@ -1,6 +1,7 @@
 //! Request extractors that answer with the admin envelope: JSON bodies with field-level errors,
 //! query strings, and numeric path ids.
 
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
@@ -8,7 +9,8 @@ use serde::de::DeserializeOwned;
 
 use crate::admin::envelope::ApiFailure;
 
-/// Largest admin request body (credential imports are the big ones).
+/// Largest admin request body (credential imports are the big ones); enforced for every admin
+/// route by the router's `DefaultBodyLimit`.
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// A JSON body; decode errors name the failing field.
@@ -29,13 +31,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 "send the body as application/json",
             ));
         }
-        let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|_| {
-            ApiFailure::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                format!("the body exceeds {BODY_LIMIT} bytes"),
-            )
-        })?;
+        let bytes = axum::body::Bytes::from_request(request, state).await.map_err(read_failure)?;
         let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
         match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
             Ok(value) => Ok(Self(value)),
@@ -50,6 +46,31 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             }
         }
     }
+}
+
+/// Why a body could not be read: over [`BODY_LIMIT`] (413 `body_too_large`), silent past the
+/// server's body-read deadline (408 `request_timeout`), or anything else — broken chunked
+/// framing, a connection that ended early — (400 `invalid_body`).
+fn read_failure(rejection: BytesRejection) -> ApiFailure {
+    if let BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) = rejection {
+        return ApiFailure::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the body exceeds {BODY_LIMIT} bytes"),
+        );
+    }
+    let mut cause = std::error::Error::source(&rejection);
+    while let Some(error) = cause {
+        if error.is::<tower_http::timeout::TimeoutError>() {
+            return ApiFailure::new(StatusCode::REQUEST_TIMEOUT, "request_timeout", "the body stopped arriving");
+        }
+        cause = error.source();
+    }
+    ApiFailure::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_body",
+        "the body could not be read: its framing is malformed or the connection ended early",
+    )
 }
 
 /// serde messages end with " at line 1 column 9"; drop that.

@@ -17,12 +17,13 @@ use memmap2::MmapMut;
 pub const MAPPED_FROM: usize = 1 << 20;
 
 /// Why a body could not be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ReadError {
     /// More than the limit arrived.
     TooLarge,
-    /// The client's body broke off (connection closed, malformed chunking).
-    Broken,
+    /// The client's body broke off (connection closed, malformed chunking, silent past the
+    /// body-read deadline): the error says which (`body_failure::classify`).
+    Broken(axum::Error),
 }
 
 /// The `content-length` the client declared, if any.
@@ -37,7 +38,7 @@ pub async fn read(body: Body, declared: Option<usize>, limit: usize) -> Result<B
     let mut buffer: Option<Buffer> = None;
     let mut total = 0usize;
     while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|_| ReadError::Broken)?;
+        let chunk = chunk.map_err(ReadError::Broken)?;
         total = total.saturating_add(chunk.len());
         if total > limit {
             return Err(ReadError::TooLarge);

@@ -5,6 +5,8 @@ use axum::http::HeaderMap;
 use bytes::Bytes;
 use gateway_protocol::{ApiError, ErrorCode};
 
+use super::body_failure;
+
 /// `Authorization: Bearer <key>`, else `x-api-key: <key>`.
 pub fn api_key(headers: &HeaderMap) -> Option<String> {
     if let Some(value) = headers.get("authorization").and_then(|v| v.to_str().ok()) {
@@ -30,13 +32,11 @@ pub fn forwardable_headers(headers: &HeaderMap) -> Vec<(String, Bytes)> {
 /// Reads the body up to `limit` bytes; larger bodies are refused with 413 before reading them
 /// whole when the client declared their length.
 pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, ApiError> {
-    let too_large =
-        || ApiError::new(ErrorCode::RequestTooLarge, format!("The request body exceeds the limit of {limit} bytes."));
     if let Some(length) =
         headers.get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
         && length > limit
     {
-        return Err(too_large());
+        return Err(body_failure::too_large(limit));
     }
     if let Some(encoding) = headers.get("content-encoding").and_then(|v| v.to_str().ok())
         && !encoding.eq_ignore_ascii_case("identity")
@@ -47,9 +47,7 @@ pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes
         ));
     }
     super::body::read(body, super::body::declared_length(headers), limit).await.map_err(|error| match error {
-        super::body::ReadError::TooLarge => too_large(),
-        super::body::ReadError::Broken => {
-            ApiError::new(ErrorCode::InvalidRequest, "The request body could not be read.")
-        }
+        super::body::ReadError::TooLarge => body_failure::too_large(limit),
+        super::body::ReadError::Broken(error) => body_failure::classify(&error, limit),
     })
 }

@@ -1,7 +1,7 @@
 //! Turning engine replies and errors into HTTP responses.
 
 use axum::body::Body;
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderName, HeaderValue, StatusCode, Version, header};
 use axum::response::Response;
 use gateway_core::domain::RequestId;
 use gateway_core::engine::Reply;
@@ -38,6 +38,29 @@ fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId
     response
 }
 
+/// Adds `Connection: close` (HTTP/1.x) to an answer given before the request body was read
+/// whole: hyper then closes the connection instead of reading the rest of the body.
+pub fn closing(mut response: Response, version: Version) -> Response {
+    if version <= Version::HTTP_11 {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// Any path no route claims, inside `/v1` or outside every API: 404, before any authentication.
 pub async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     error(&ApiError::new(ErrorCode::NotFound, format!("Unknown request URL: {method} {}.", uri.path())))
+}
+
+/// A client API path with a method it does not have.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error(&ApiError::new(ErrorCode::MethodNotAllowed, format!("Method {method} is not allowed on {}.", uri.path())))
+}
+
+/// Every request on a connection beyond the server's connection cap.
+pub async fn overloaded() -> Response {
+    error(
+        &ApiError::new(ErrorCode::GatewayOverloaded, "The gateway is at its connection limit; try again shortly.")
+            .with_retry_after(1),
+    )
 }

@@ -2,7 +2,7 @@
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Version};
 use axum::response::Response;
 use gateway_core::domain::Transport;
 use gateway_core::engine::InboundRequest;
@@ -10,15 +10,23 @@ use gateway_core::provider::Operation;
 
 use super::{ClientApi, extract, reply};
 
-pub async fn create(State(api): State<ClientApi>, headers: HeaderMap, body: Body) -> Response {
+pub async fn create(State(api): State<ClientApi>, version: Version, headers: HeaderMap, body: Body) -> Response {
+    // The key is checked from the headers before a byte of the body is read: a refused upload
+    // costs no buffer. (The engine checks it again against the snapshot it freezes, so a key
+    // revoked while its body arrives is still refused.)
+    let api_key = extract::api_key(&headers);
+    if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
+        return reply::closing(reply::error(&error), version);
+    }
     let body = match extract::body(&headers, body, api.body_limit).await {
         Ok(body) => body,
-        Err(error) => return reply::error(&error),
+        // Unread, half read or broken: the connection is not reused.
+        Err(error) => return reply::closing(reply::error(&error), version),
     };
     let inbound = InboundRequest {
         operation: Operation::ResponsesCreate,
         transport: Transport::Http,
-        api_key: extract::api_key(&headers),
+        api_key,
         headers: extract::forwardable_headers(&headers),
         body,
         session: None,
