@@ -32,7 +32,6 @@ pub fn client_routes(api: ClientApi) -> Router {
         .with_state(api)
 }
 
-
 /// What connections beyond the server's connection cap are answered with: 503
 /// `gateway_overloaded` with `Retry-After: 1`.
 pub fn overloaded_routes() -> Router {
