@@ -14,9 +14,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Logs in with username and password; sets the `sb_admin_session` cookie (HttpOnly,
-         *     SameSite=Strict, Secure behind TLS). Failed attempts are rate limited per address and per
-         *     username (429 with `Retry-After`).
+         * Logs in with username and password; sets the `sb_admin_session` cookie and a new
+         *     `sb_admin_device` cookie (both HttpOnly, SameSite=Strict, Secure behind TLS). Attempts are
+         *     counted per address and per device cookie (or, without a valid one, per username for all
+         *     such clients) before the password is checked; at a limit, or while the password-hashing
+         *     bound is full, the answer is 429 with `Retry-After`.
          */
         post: operations["login"];
         delete?: never;
@@ -119,7 +121,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Changes the current admin's password (audited) and revokes their other sessions. */
+        /**
+         * Changes the current admin's password (audited). Every session of the admin ends; a cookie
+         *     session that made the change is replaced by a new one (new cookie, same CSRF token).
+         */
         post: operations["change_own_password"];
         delete?: never;
         options?: never;
@@ -193,7 +198,7 @@ export interface paths {
         put?: never;
         /**
          * Turns TOTP off (or drops a pending enrollment); needs the password and a current code.
-         *     Wrong ones count as failed logins of the username (`429` at the limit). Audited.
+         *     Counted against the login limits like a login (`429` at a limit). Audited.
          */
         post: operations["disable"];
         delete?: never;
@@ -275,8 +280,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Imports credentials (all or nothing, one audit row). With `dryRun` it only decodes and
-         *     reports which accounts would be created or updated.
+         * Imports credentials (one audit row). The input is read once; each refresh-token-only entry
+         *     is exchanged exactly once and the rotated pair is what is stored; an entry the upstream
+         *     refuses is reported `failed` without undoing the others. With `dryRun` it only checks the
+         *     shape of every entry and reports what would happen: nothing is sent upstream or written.
          */
         post: operations["import_accounts"];
         delete?: never;
@@ -902,6 +909,12 @@ export interface components {
          */
         BackupSettingsBody: {
             enabled: boolean;
+            /**
+             * @description The S3-compatible endpoint, e.g. `https://s3.eu-west-1.amazonaws.com`; empty = none.
+             *     Checked by the URL guard: `https`, no user or password in it, and every address it
+             *     resolves to public (private ones only with `admin.allow_private_urls`; cloud metadata
+             *     never).
+             */
             endpoint: string;
             region?: string;
             bucket: string;
@@ -1113,15 +1126,33 @@ export interface components {
             previous: components["schemas"]["GroupPrevious"];
         };
         ImportEntry: {
-            externalAccountId: string;
+            /**
+             * @description The entry's number in the input, from 1 (token lines without comments, array or bundle
+             *     entries).
+             */
+            entry: number;
+            /**
+             * @description `create` or `update` (an existing account keeps its scheduling facts and groups);
+             *     `exchange` (dry run only: a refresh token whose shape is valid — it is exchanged, once,
+             *     by the real import, so its account is not known yet); `failed` (the upstream refused the
+             *     exchange; `error` says why, the other entries are stored).
+             */
+            action: string;
+            /**
+             * Format: int64
+             * @description The stored account (not in a dry run).
+             */
+            accountId?: number | null;
+            externalAccountId?: string | null;
             email?: string | null;
             planType?: string | null;
             /** @description `active` or `unverified` (no identity claims). */
-            credentialState: string;
-            /** @description `create` or `update` (an existing account keeps its scheduling facts and groups). */
-            action: string;
+            credentialState?: string | null;
+            /** @description The upstream's refusal code of a `failed` entry (`invalid_grant`, `refresh_token_reused`, …). */
+            error?: string | null;
         };
         ImportReport: {
+            /** @description A dry run checked the shape of every entry and sent nothing upstream. */
             dryRun: boolean;
             entries: components["schemas"]["ImportEntry"][];
             created: number[];
@@ -1134,7 +1165,10 @@ export interface components {
              *     token lines.
              */
             content: string;
-            /** @description Decode and report what would happen, write nothing. */
+            /**
+             * @description Check the shape of every entry and report what would happen: nothing is sent upstream
+             *     (refresh tokens are not exchanged) and nothing is written.
+             */
             dryRun?: boolean;
         };
         InsightGroup: {
@@ -1336,6 +1370,7 @@ export interface components {
              * @description The admin's other sessions, revoked by the change.
              */
             revokedSessions: number;
+            session?: components["schemas"]["SessionView"] | null;
         };
         PollRequest: {
             flowId: string;
