@@ -65,7 +65,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
     let recovery = &data_plane.recovery;
     recovery.take_over_predecessor(storage.coordination.as_ref()).await;
     tracing::info!(
-        version = env!("CARGO_PKG_VERSION"),
+        version = gateway_host::build_info::version(),
         url = %format!("http://{local}"),
         replica = %recovery.runner.replica,
         boot = %recovery.runner.boot,

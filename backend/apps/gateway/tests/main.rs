@@ -7,6 +7,7 @@ mod architecture;
 mod cli;
 mod continuation;
 mod data_plane;
+mod deploy;
 mod gateway;
 mod health;
 mod migration_manifest;

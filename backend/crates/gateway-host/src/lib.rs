@@ -12,6 +12,7 @@
 //! - every spawned task belongs to the worker runtime or the server's connection set and stops
 //!   on the shutdown signal.
 
+pub mod build_info;
 pub mod config;
 pub mod health;
 pub mod logging;

@@ -71,7 +71,7 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
         cookie_secure: admin.cookie_secure,
         proxies: TrustedProxies::new(admin.trusted_proxy, admin.trusted_proxy_networks()),
         live_poll: Duration::from_millis(admin.live_poll_ms),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
+        version: gateway_host::build_info::version().to_owned(),
     }
 }
 
