@@ -11,3 +11,4 @@ mod deploy;
 mod gateway;
 mod health;
 mod migration_manifest;
+mod release;
