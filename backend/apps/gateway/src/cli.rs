@@ -344,6 +344,7 @@ fn run_on(workers: usize, future: impl Future<Output = Result<(), crate::bootstr
             eprintln!("switchboard: configuration error: {err}");
             ExitCode::from(EXIT_CONFIG)
         }
+        Err(crate::bootstrap::StartError::Restart(code)) => ExitCode::from(code),
         Err(err) => {
             eprintln!("switchboard: {err}");
             ExitCode::from(EXIT_FAILURE)

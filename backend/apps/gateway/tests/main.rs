@@ -12,3 +12,4 @@ mod gateway;
 mod health;
 mod migration_manifest;
 mod release;
+mod self_update;

@@ -1,5 +1,6 @@
-//! The process host: configuration, logging, HTTP serve with graceful drain, the worker runtime
-//! and the health endpoints.
+//! The process host: configuration, logging, HTTP serve with graceful drain, the worker runtime,
+//! the health endpoints and the self-update (check, verify, swap, health-checked restart with
+//! rollback).
 //!
 //! Owns: how the process starts, runs and stops. It knows nothing of requests, accounts or
 //! providers; the composition root (`apps/gateway`) hands it a router and workers.
@@ -9,8 +10,10 @@
 //!   defaults) into a validated value; nothing reads the environment afterwards;
 //! - shutdown has one absolute deadline from the signal for the HTTP drain; connections still
 //!   open at the deadline are cut; workers then join within their own timeout;
-//! - every spawned task belongs to the worker runtime or the server's connection set and stops
-//!   on the shutdown signal.
+//! - every spawned task belongs to the worker runtime, the server's connection set or the
+//!   updater's task tracker and stops on the shutdown signal;
+//! - the self-update never installs a binary it has not verified (checksum, signature when
+//!   configured, the binary's own `version`) and always keeps the previous one.
 
 pub mod build_info;
 pub mod config;
@@ -18,6 +21,7 @@ pub mod health;
 pub mod logging;
 pub mod serve;
 pub mod shutdown;
+pub mod update;
 pub mod workers;
 
 pub use config::{Config, ConfigError};
