@@ -199,3 +199,15 @@ fn the_update_section_checks_the_public_key_the_restart_mode_and_the_timeout() {
         assert!(error.to_string().contains(name), "{name}={value}: {error}");
     }
 }
+
+#[test]
+fn a_release_url_token_never_shows_in_debug_output() {
+    let config = load_with(
+        None,
+        &[("SWITCHBOARD_UPDATE_RELEASE_URL", "https://mirror.example/r/release.json?token=s3cret-tok")],
+    )
+    .expect("valid");
+    let shown = format!("{config:?}");
+    assert!(!shown.contains("s3cret"), "{shown}");
+    assert!(shown.contains("mirror.example/r/release.json?[REDACTED]"), "{shown}");
+}

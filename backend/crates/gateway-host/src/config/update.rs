@@ -17,7 +17,7 @@ pub enum RestartMode {
     Exit,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UpdateConfig {
     /// The `release.json` of the release channel (what `release/build` writes); archives and
@@ -34,6 +34,27 @@ pub struct UpdateConfig {
     /// Update even when the process looks like it runs in a container: for a binary that is not
     /// part of the image (a bind-mounted directory), where replacing it survives the container.
     pub allow_in_container: bool,
+}
+
+// A private mirror's URL may carry a token in its user info or query: `Debug` shows neither.
+impl std::fmt::Debug for UpdateConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = self.release_url.as_deref().map(|raw| {
+            let shown = gateway_core::redaction::url_userinfo_redacted(raw);
+            match shown.split_once('?') {
+                Some((head, _)) => format!("{head}?[REDACTED]"),
+                None => shown,
+            }
+        });
+        f.debug_struct("UpdateConfig")
+            .field("release_url", &url)
+            .field("public_key", &self.public_key)
+            .field("restart", &self.restart)
+            .field("health_timeout_seconds", &self.health_timeout_seconds)
+            .field("allow_http_loopback", &self.allow_http_loopback)
+            .field("allow_in_container", &self.allow_in_container)
+            .finish()
+    }
 }
 
 impl Default for UpdateConfig {
