@@ -7,10 +7,12 @@ mod data_plane;
 mod probes;
 mod recovery;
 mod storage;
+mod updates;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use gateway_host::update::HandoverEnd;
 use gateway_host::{
     Config, ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging,
 };
@@ -29,6 +31,9 @@ pub enum StartError {
     Storage(String),
     #[error("{0}")]
     Wiring(String),
+    /// The process stops so a supervisor starts the installed binary (`update.restart: exit`).
+    #[error("exiting with code {0} for the supervisor to start the installed binary")]
+    Restart(u8),
 }
 
 /// `switchboard migrate`: applies pending migrations and verifies the applied ones.
@@ -56,20 +61,22 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         .local_addr()
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
     let runner = recovery::runner(&config, local)?;
+    let updater = updates::updater(&config, &shutdown)?;
+    updater.set_replica(&runner.replica.to_string());
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
     let router = health
         .routes()
         .merge(data_plane.router)
-        .merge(admin::build(&config, &storage, &data_plane.accounts).await?)
+        .merge(admin::build(&config, &storage, &data_plane.accounts, &updater).await?)
         .merge(gateway_api::embedded_spa_routes());
 
     // What a crashed predecessor of this replica left is taken over before the first request.
     let recovery = &data_plane.recovery;
     recovery.take_over_predecessor(storage.coordination.as_ref()).await;
     tracing::info!(
-        version = env!("CARGO_PKG_VERSION"),
+        version = gateway_host::build_info::version(),
         url = %format!("http://{local}"),
         replica = %recovery.runner.replica,
         boot = %recovery.runner.boot,
@@ -87,7 +94,15 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         tracing::warn!("slot releases still running at shutdown; those slots expire by their TTL");
     }
     let aborted = workers.shutdown(Duration::from_secs(config.workers.shutdown_timeout_seconds)).await;
+    updater.close().await;
     storage.close().await;
     tracing::info!(aborted_workers = aborted.len(), "switchboard stopped");
-    Ok(())
+    match updater.take_handover() {
+        // An update, rollback or restart: the trial, then exec (returns only on failure) or exit.
+        Some(handover) => match handover.run().await {
+            HandoverEnd::Exit(code) => Err(StartError::Restart(code)),
+            HandoverEnd::Failed(reason) => Err(StartError::Wiring(reason)),
+        },
+        None => Ok(()),
+    }
 }

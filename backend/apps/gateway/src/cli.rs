@@ -60,6 +60,14 @@ pub enum Command {
     /// Administrators of the admin API.
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// Exit 0 when this gateway answers `/readyz` with 200 (ready or degraded), 1 otherwise;
+    /// the container image's HEALTHCHECK. Uses the configured `server.listen` (an unspecified
+    /// address such as 0.0.0.0 is asked on loopback).
+    Healthcheck {
+        /// Longest wait for the answer.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=60))]
+        timeout_seconds: u64,
+    },
     /// Print the version and exit.
     Version,
 }
@@ -187,10 +195,16 @@ pub enum KeyCommand {
 pub fn main() -> ExitCode {
     // One TLS crypto provider for the whole process (reqwest and sqlx both use rustls).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    if let Some(refused) = gateway_host::build_info::init_from_env() {
+        eprintln!(
+            "switchboard: ignoring {}: {refused:?} is not a version (MAJOR.MINOR.PATCH)",
+            gateway_host::build_info::VERSION_OVERRIDE_ENV
+        );
+    }
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Version => {
-            println!("switchboard {}", env!("CARGO_PKG_VERSION"));
+            println!("switchboard {}", gateway_host::build_info::version());
             ExitCode::SUCCESS
         }
         Command::MasterKey { id } => {
@@ -216,6 +230,9 @@ pub fn main() -> ExitCode {
             };
             match command {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
+                Command::Healthcheck { timeout_seconds } => {
+                    run(commands::healthcheck::check(config, std::time::Duration::from_secs(timeout_seconds)))
+                }
                 Command::Secrets(SecretsCommand::Reseal { batch }) => run(commands::secrets::reseal(config, batch)),
                 Command::Admin(AdminCommand::ResetPassword { username, stdin }) => {
                     run(commands::admin_users::reset(config, username, stdin))
@@ -327,6 +344,7 @@ fn run_on(workers: usize, future: impl Future<Output = Result<(), crate::bootstr
             eprintln!("switchboard: configuration error: {err}");
             ExitCode::from(EXIT_CONFIG)
         }
+        Err(crate::bootstrap::StartError::Restart(code)) => ExitCode::from(code),
         Err(err) => {
             eprintln!("switchboard: {err}");
             ExitCode::from(EXIT_FAILURE)

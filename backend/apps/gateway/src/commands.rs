@@ -3,6 +3,7 @@
 //! operator's maintenance commands (`secrets`, `admin`).
 
 pub mod admin_users;
+pub mod healthcheck;
 pub mod secrets;
 
 use std::io::Read;

@@ -2,5 +2,6 @@
 //! re-seal. (Serving and draining are tested end to end in `data_plane`.)
 
 mod config_errors;
+mod healthcheck;
 mod key_options;
 mod secrets_reseal;

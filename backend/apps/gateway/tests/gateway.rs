@@ -16,6 +16,8 @@ pub struct Gateway {
     env: Vec<(String, String)>,
     child: Option<Child>,
     log: std::path::PathBuf,
+    /// The executable started (the build's binary, or a copy installed elsewhere).
+    program: std::path::PathBuf,
 }
 
 /// This test gateway's `server.data_dir` (removed with the gateway).
@@ -35,9 +37,19 @@ impl Gateway {
     }
 
     pub async fn start_with(accounts: Vec<AccountSpec>, extra_env: &[(&str, &str)]) -> Self {
+        Self::start_program(binary().into(), accounts, extra_env).await
+    }
+
+    /// Like [`start_with`](Self::start_with), running `program` (a copy of the binary installed
+    /// elsewhere, as the self-update tests need) instead of the build's binary.
+    pub async fn start_program(
+        program: std::path::PathBuf,
+        accounts: Vec<AccountSpec>,
+        extra_env: &[(&str, &str)],
+    ) -> Self {
         let db = TestDatabase::create().await.expect("test database");
         let (db_url, redis) = (db.url().to_owned(), redis_url());
-        Self::start_on(accounts, extra_env, db, db_url, redis).await
+        Self::start_on(program, accounts, extra_env, db, db_url, redis).await
     }
 
     /// Like [`start_with`](Self::start_with), with the gateway's PostgreSQL and Redis
@@ -48,11 +60,12 @@ impl Gateway {
         let redis = TcpProxy::start(socket_of(&redis_url())).await.expect("Redis proxy");
         let db_url = postgres.rewrite_url(db.url()).expect("proxied database url");
         let redis_url = redis.rewrite_url(&redis_url()).expect("proxied redis url");
-        let gateway = Self::start_on(accounts, extra_env, db, db_url, redis_url).await;
+        let gateway = Self::start_on(binary().into(), accounts, extra_env, db, db_url, redis_url).await;
         (gateway, Proxies { postgres, redis })
     }
 
     async fn start_on(
+        program: std::path::PathBuf,
         accounts: Vec<AccountSpec>,
         extra_env: &[(&str, &str)],
         db: TestDatabase,
@@ -87,14 +100,15 @@ impl Gateway {
         }
         let key = run(&env, &["key", "create", "e2e"], None).trim().to_owned();
         let log = std::env::temp_dir().join(format!("switchboard-e2e-{}-{port}.log", std::process::id()));
-        let mut gateway = Self { url: format!("http://127.0.0.1:{port}"), key, sim, db, env, child: None, log };
+        let url = format!("http://127.0.0.1:{port}");
+        let mut gateway = Self { url, key, sim, db, env, child: None, log, program };
         gateway.spawn().await;
         gateway
     }
 
     async fn spawn(&mut self) {
         let log = std::fs::File::create(&self.log).expect("log file");
-        let child = Command::new(binary())
+        let child = Command::new(&self.program)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::null())

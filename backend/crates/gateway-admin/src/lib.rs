@@ -25,6 +25,7 @@ pub mod password_reset;
 pub mod passwords;
 pub mod ports;
 pub mod settings;
+pub mod system;
 pub mod url_guard;
 pub mod usage;
 

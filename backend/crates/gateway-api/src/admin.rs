@@ -24,6 +24,7 @@ mod request_id;
 mod session_auth;
 mod settings_routes;
 mod system;
+mod system_update;
 mod two_factor_routes;
 mod usage_routes;
 
@@ -81,6 +82,8 @@ pub struct AdminPorts {
     pub logins: Arc<OAuthLogins>,
     /// The SSRF guard for admin-set URLs (the backup endpoint).
     pub url_guard: Arc<UrlGuard>,
+    /// This process's self-update (check, update, rollback, restart, progress).
+    pub updates: gateway_host::update::Updater,
 }
 
 /// HTTP-level admin settings (from the `admin` config section).
@@ -162,6 +165,7 @@ fn protected_routes() -> OpenApiRouter<AdminApi> {
         .merge(audit_routes::routes())
         .merge(ops_routes::routes())
         .merge(system::routes())
+        .merge(system_update::routes())
         .merge(live_events::routes())
 }
 

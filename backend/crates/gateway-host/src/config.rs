@@ -6,6 +6,7 @@
 
 mod admin;
 mod load;
+mod update;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use admin::AdminConfig;
 pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
+pub use update::{RestartMode, UpdateConfig};
 
 /// The environment variable that names the configuration file.
 pub const CONFIG_FILE_ENV: &str = "SWITCHBOARD_CONFIG";
@@ -33,6 +35,7 @@ pub struct Config {
     pub engine: EngineConfig,
     pub providers: ProvidersConfig,
     pub admin: AdminConfig,
+    pub update: UpdateConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -427,6 +430,7 @@ impl Config {
             }
         }
         self.admin.validate()?;
+        self.update.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
         }

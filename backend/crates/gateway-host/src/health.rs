@@ -1,5 +1,5 @@
-//! Liveness and readiness: `GET /healthz` answers while the process runs; `GET /readyz` tells
-//! whether this replica can serve.
+//! Liveness and readiness: `GET /healthz` answers while the process runs (with the version it
+//! runs, which the self-update checks); `GET /readyz` tells whether this replica can serve.
 //!
 //! `/readyz` answers 503 (`not_ready`) only when the replica cannot serve: a
 //! [`ProbeRole::Required`] probe fails (coordination, the routing snapshot) or the process is
@@ -135,7 +135,9 @@ impl Health {
 }
 
 async fn healthz() -> Response {
-    no_store((StatusCode::OK, axum::Json(json!({"status": "ok"}))).into_response())
+    no_store(
+        (StatusCode::OK, axum::Json(json!({"status": "ok", "version": crate::build_info::version()}))).into_response(),
+    )
 }
 
 async fn readyz(State(health): State<Health>) -> Response {

@@ -1,5 +1,6 @@
-//! The process host: configuration, logging, HTTP serve with graceful drain, the worker runtime
-//! and the health endpoints.
+//! The process host: configuration, logging, HTTP serve with graceful drain, the worker runtime,
+//! the health endpoints and the self-update (check, verify, swap, health-checked restart with
+//! rollback).
 //!
 //! Owns: how the process starts, runs and stops. It knows nothing of requests, accounts or
 //! providers; the composition root (`apps/gateway`) hands it a router and workers.
@@ -12,14 +13,18 @@
 //! - every client connection is bounded: a cap on open connections, and deadlines for the
 //!   request head, the body and idleness (`serve`); nothing an unauthenticated peer sends can
 //!   hold a connection past them;
-//! - every spawned task belongs to the worker runtime or the server's connection set and stops
-//!   on the shutdown signal.
+//! - every spawned task belongs to the worker runtime, the server's connection set or the
+//!   updater's task tracker and stops on the shutdown signal;
+//! - the self-update never installs a binary it has not verified (checksum, signature when
+//!   configured, the binary's own `version`) and always keeps the previous one.
 
+pub mod build_info;
 pub mod config;
 pub mod health;
 pub mod logging;
 pub mod serve;
 pub mod shutdown;
+pub mod update;
 pub mod workers;
 
 pub use config::{Config, ConfigError};

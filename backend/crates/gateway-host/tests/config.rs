@@ -192,3 +192,63 @@ fn connection_limits_have_safe_defaults_and_refuse_zero() {
     let config = load_with(None, &[("SWITCHBOARD_SERVER_MAX_CONNECTIONS", "100")]).expect("valid");
     assert_eq!(config.server.max_connections, 100);
 }
+
+#[test]
+fn the_update_section_accepts_https_and_loopback_http_only_when_allowed() {
+    let ok = load_with(
+        None,
+        &[("SWITCHBOARD_UPDATE_RELEASE_URL", "https://example.com/releases/latest/download/release.json")],
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+    let refused = [
+        ("http://127.0.0.1:9/release.json", "update.allow_http_loopback"),
+        ("http://example.com/release.json", "https://"),
+        ("https://user:pw@example.com/release.json", "credentials"),
+        ("ftp://example.com/release.json", "https://"),
+        ("release.json", "absolute URL"),
+    ];
+    for (url, says) in refused {
+        let error = load_with(None, &[("SWITCHBOARD_UPDATE_RELEASE_URL", url)]).expect_err(url);
+        let text = error.to_string();
+        assert!(text.contains("update.release_url") && text.contains(says), "{url}: {text}");
+        assert!(!text.contains("pw@"), "the value is not echoed: {text}");
+    }
+    let loopback = load_with(
+        None,
+        &[
+            ("SWITCHBOARD_UPDATE_RELEASE_URL", "http://127.0.0.1:9/r.json"),
+            ("SWITCHBOARD_UPDATE_ALLOW_HTTP_LOOPBACK", "true"),
+        ],
+    );
+    assert!(loopback.is_ok(), "{loopback:?}");
+}
+
+#[test]
+fn the_update_section_checks_the_public_key_the_restart_mode_and_the_timeout() {
+    let key = "/BFcOJv2Gux6ML39Clc9eitWD3I8TbomMSvJst5xTGU=";
+    let config = load_with(None, &[("SWITCHBOARD_UPDATE_PUBLIC_KEY", key), ("SWITCHBOARD_UPDATE_RESTART", "exit")])
+        .expect("valid");
+    assert_eq!(config.update.public_key_bytes().map(|k| k.len()), Some(32));
+    assert_eq!(config.update.restart, gateway_host::config::RestartMode::Exit);
+    for (name, value) in [
+        ("SWITCHBOARD_UPDATE_PUBLIC_KEY", "not base64!"),
+        ("SWITCHBOARD_UPDATE_PUBLIC_KEY", "AAAA"),
+        ("SWITCHBOARD_UPDATE_RESTART", "fork"),
+        ("SWITCHBOARD_UPDATE_HEALTH_TIMEOUT_SECONDS", "1"),
+    ] {
+        let error = load_with(None, &[(name, value)]).expect_err(name);
+        assert!(error.to_string().contains(name), "{name}={value}: {error}");
+    }
+}
+
+#[test]
+fn a_release_url_token_never_shows_in_debug_output() {
+    let config = load_with(
+        None,
+        &[("SWITCHBOARD_UPDATE_RELEASE_URL", "https://mirror.example/r/release.json?token=s3cret-tok")],
+    )
+    .expect("valid");
+    let shown = format!("{config:?}");
+    assert!(!shown.contains("s3cret"), "{shown}");
+    assert!(shown.contains("mirror.example/r/release.json?[REDACTED]"), "{shown}");
+}

@@ -101,3 +101,23 @@ async fn an_unhealthy_worker_is_degraded_not_out_of_rotation() {
     );
     workers.shutdown(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn liveness_reports_the_running_version() {
+    let health = Health::new(Vec::new(), runtime().registry(), Shutdown::new(Duration::from_secs(1)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let shutdown = Shutdown::new(Duration::from_secs(1));
+    let server = tokio::spawn(gateway_host::serve(listener, health.routes(), shutdown.clone()));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.expect("write");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.expect("read");
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert_eq!(body, json!({"status": "ok", "version": gateway_host::build_info::version()}));
+    assert_eq!(gateway_host::build_info::version(), env!("CARGO_PKG_VERSION"));
+    shutdown.trigger();
+    server.await.expect("server task");
+}

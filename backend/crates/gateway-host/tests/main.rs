@@ -3,4 +3,5 @@
 mod config;
 mod health;
 mod serve;
+mod update;
 mod workers;

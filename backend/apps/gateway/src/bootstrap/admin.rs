@@ -16,13 +16,19 @@ use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::Config;
+use gateway_host::update::Updater;
 use gateway_store::dns::SystemResolver;
 use provider_openai::OpenAiProvider;
 
 use super::{Accounts, StartError, Storage, openai_settings};
 
 /// The admin ports over the production storage.
-pub fn ports(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<AdminPorts, StartError> {
+pub fn ports(
+    config: &Config,
+    storage: &Storage,
+    accounts: &Accounts,
+    updates: &Updater,
+) -> Result<AdminPorts, StartError> {
     let store = storage.postgres.clone();
     let redis = storage.coordination.clone();
     let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
@@ -51,6 +57,7 @@ pub fn ports(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<
             Arc::new(SystemResolver),
             UrlPolicy { allow_private: config.admin.allow_private_urls },
         )),
+        updates: updates.clone(),
     })
 }
 
@@ -71,7 +78,7 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
         cookie_secure: admin.cookie_secure,
         proxies: TrustedProxies::new(admin.trusted_proxy, admin.trusted_proxy_networks()),
         live_poll: Duration::from_millis(admin.live_poll_ms),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
+        version: gateway_host::build_info::version().to_owned(),
     }
 }
 
@@ -85,9 +92,18 @@ fn device_cookie_key(config: &Config) -> DeviceCookieKey {
 }
 
 /// Creates the first admin when there is none (printing a generated password once), then
-/// builds the admin router.
-pub async fn build(config: &Config, storage: &Storage, accounts: &Accounts) -> Result<Router, StartError> {
-    let ports = ports(config, storage, accounts)?;
+/// builds the admin router. The self-update audits its outcomes through the same unit of work;
+/// an outcome the previous process left unaudited (its update finished by this start) is
+/// audited now.
+pub async fn build(
+    config: &Config,
+    storage: &Storage,
+    accounts: &Accounts,
+    updates: &Updater,
+) -> Result<Router, StartError> {
+    let ports = ports(config, storage, accounts, updates)?;
+    updates.set_audit(Arc::new(super::updates::OutcomeAudit { uow: ports.uow.clone() }));
+    updates.audit_pending_outcome().await;
     let outcome = bootstrap_admin(
         ports.users.as_ref(),
         ports.uow.as_ref(),

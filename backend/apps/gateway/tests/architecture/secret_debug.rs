@@ -28,7 +28,7 @@ use gateway_core::domain::{
 };
 use gateway_core::oauth_login::{AuthorizationStart, DeviceStart, FlowSecret};
 use gateway_core::ports::CredentialWrite;
-use gateway_host::config::{AdminConfig, Config, DatabaseConfig, RedisConfig, SecretsConfig};
+use gateway_host::config::{AdminConfig, Config, DatabaseConfig, RedisConfig, SecretsConfig, UpdateConfig};
 use gateway_store::crypto::{Keyring, MasterKey};
 use gateway_store::redis::RedisSettings;
 use secrecy::{ExposeSecret, SecretString};
@@ -70,6 +70,7 @@ const SWEPT: &[&str] = &[
     "gateway-host::DatabaseConfig",
     "gateway-host::RedisConfig",
     "gateway-host::SecretsConfig",
+    "gateway-host::UpdateConfig",
     "gateway-store::MasterKey",
     "gateway-store::SealedSecret",
     "gateway-store::RedisSettings",
@@ -284,11 +285,17 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
     let secrets =
         SecretsConfig { master_key: Some(format!("k1:{SECRET}")), retired_master_keys: vec![format!("k0:{SECRET}")] };
     let admin = AdminConfig { bootstrap_password: Some(SECRET.to_owned()), ..AdminConfig::default() };
+    // The public key is public; a private mirror's token may sit in the release URL's query.
+    let update = UpdateConfig {
+        release_url: Some(format!("https://mirror.example/release.json?token={SECRET}")),
+        ..UpdateConfig::default()
+    };
     let config = Config {
         database: database.clone(),
         redis: redis.clone(),
         secrets: secrets.clone(),
         admin: admin.clone(),
+        update: update.clone(),
         ..Config::default()
     };
     let encoded = material.split_once(':').expect("ID:B64").1.to_owned();
@@ -299,6 +306,7 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
         ("gateway-host::DatabaseConfig", format!("{database:?}")),
         ("gateway-host::RedisConfig", format!("{redis:?}")),
         ("gateway-host::SecretsConfig", format!("{secrets:?}")),
+        ("gateway-host::UpdateConfig", format!("{update:?}")),
         ("gateway-host::Config (composed)", format!("{config:?}")),
         ("gateway-store::MasterKey", keys[0].clone()),
         ("gateway-store::Keyring (composed)", keys[1].clone()),

@@ -59,6 +59,11 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/admin/audit/verify"),
     ("get", "/api/admin/ops-events"),
     ("get", "/api/admin/system/version"),
+    ("get", "/api/admin/system/update"),
+    ("post", "/api/admin/system/update"),
+    ("get", "/api/admin/system/update/events"),
+    ("post", "/api/admin/system/rollback"),
+    ("post", "/api/admin/system/restart"),
     ("get", "/api/admin/events"),
     ("get", "/api/admin/openapi.json"),
 ];
