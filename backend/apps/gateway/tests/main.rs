@@ -12,6 +12,6 @@ mod deploy;
 mod gateway;
 mod health;
 mod migration_manifest;
-mod wire;
 mod release;
 mod self_update;
+mod wire;
