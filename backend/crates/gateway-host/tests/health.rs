@@ -108,7 +108,10 @@ async fn liveness_reports_the_running_version() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let shutdown = Shutdown::new(Duration::from_secs(1));
-    let server = tokio::spawn(gateway_host::serve(listener, health.routes(), shutdown.clone()));
+    let server = tokio::spawn(
+        gateway_host::Server::new(health.routes(), gateway_host::ConnectionLimits::default())
+            .serve(listener, shutdown.clone()),
+    );
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.expect("write");
