@@ -762,6 +762,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/system/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What this gateway runs, what the release source offers, and how the last update ended. */
+        get: operations["update_status"];
+        put?: never;
+        /**
+         * Updates to the newest release: refused (409) in a container, without a release source, when
+         *     already up to date or while another run is going; otherwise 202 and the work continues in the
+         *     background, ending in a restart (with an automatic rollback if the new version fails its
+         *     health check). Audited `system.update`.
+         */
+        post: operations["start_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/system/update/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["update_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/system/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Goes back to the previous version (kept by the last update) through the same health-checked
+         *     restart. 409 `no_previous_version` when there is none. Audited `system.rollback`.
+         */
+        post: operations["rollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/system/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drains and restarts this process on the installed binary. Audited `system.restart`. */
+        post: operations["restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/events": {
         parameters: {
             query?: never;
@@ -1360,6 +1436,19 @@ export interface components {
             items: components["schemas"]["OpsEventItem"][];
             nextCursor?: string | null;
         };
+        /** @description How the last update, rollback or restart ended. */
+        OutcomeView: {
+            /** @description `update`, `rollback` or `restart`. */
+            action: string;
+            fromVersion: string;
+            toVersion?: string | null;
+            /** @description `pending`, `installed`, `rolled_back`, `failed` or `restarted`. */
+            result: string;
+            reason?: string | null;
+            requestedBy: string;
+            /** @description RFC 3339. */
+            at: string;
+        };
         PasswordChange: {
             currentPassword: string;
             newPassword: string;
@@ -1495,6 +1584,16 @@ export interface components {
             /** Format: date-time */
             retryAt?: string | null;
         };
+        /** @description The newest release, as the release source describes it for this platform. */
+        ReleaseView: {
+            version: string;
+            /** @description The archive for this platform. */
+            asset: string;
+            /** Format: int64 */
+            assetSize?: number | null;
+            /** @description Whether the release carries a signature of its checksums. */
+            signed: boolean;
+        };
         SessionList: {
             items: components["schemas"]["SessionSummary"][];
         };
@@ -1583,6 +1682,16 @@ export interface components {
              * @description Re-authorise this existing account (same upstream account only) instead of adding one.
              */
             accountId?: number | null;
+        };
+        /**
+         * @description An accepted update, rollback or restart: the process restarts when it is ready; follow
+         *     `eventsUrl` for progress, then poll `GET /api/admin/system/update` for the outcome.
+         */
+        StartedView: {
+            action: string;
+            fromVersion: string;
+            toVersion: string;
+            eventsUrl: string;
         };
         StateCounts: {
             /** Format: int32 */
@@ -1734,6 +1843,30 @@ export interface components {
             to: string;
             /** @description Buckets with requests, ascending; missing buckets are gaps. */
             points: components["schemas"]["TrendPoint"][];
+        };
+        UpdateView: {
+            currentVersion: string;
+            /** @description `<os>-<arch>`, the archive this host needs. */
+            platform: string;
+            /** @description Whether this process can update itself; `unavailableReason` says why not. */
+            available: boolean;
+            unavailableReason?: string | null;
+            /** @description The configured `update.release_url`. */
+            releaseSource?: string | null;
+            /** @description Whether releases must be signed (`update.public_key` is set). */
+            signatureRequired: boolean;
+            latest?: components["schemas"]["ReleaseView"] | null;
+            /** @description Why the release source could not be read, when it could not. */
+            checkError?: string | null;
+            updateAvailable: boolean;
+            /** @description The version a rollback would return to. */
+            previousVersion?: string | null;
+            /**
+             * @description The running job's phase: `idle`, `checking`, `downloading`, `verifying`, `installing`,
+             *     `restarting`, `failed`.
+             */
+            phase: string;
+            lastOutcome?: components["schemas"]["OutcomeView"] | null;
         };
         VersionView: {
             version: string;
@@ -3412,6 +3545,153 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    start_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedView"];
+                };
+            };
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_events: {
+        parameters: {
+            query?: {
+                /** @description When nothing runs: how long to wait for a run to begin (0–10 s). */
+                waitSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events `progress` until the run ends in this process (restarting, failed, idle) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rollback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedView"];
                 };
             };
             "4XX": {

@@ -32,6 +32,17 @@ export type AuditVerification = Schemas['AuditVerification']
 export type OpsEventItem = Schemas['OpsEventItem']
 export type OpsEventList = Schemas['OpsEventList']
 export type VersionView = Schemas['VersionView']
+export type UpdateView = Schemas['UpdateView']
+export type UpdateStarted = Schemas['StartedView']
+/** One `progress` event of `system/update/events` (Server-Sent Events, not in the document). */
+export interface UpdateProgress {
+  seq: number
+  phase: string
+  message: string
+  downloadedBytes?: number | null
+  totalBytes?: number | null
+  atUnixMs: number
+}
 export type CurrentSession = Schemas['CurrentSession']
 export type LoginResponse = Schemas['LoginResponse']
 export type LoginStarted = Schemas['LoginStartedView']

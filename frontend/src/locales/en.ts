@@ -5,7 +5,7 @@ export default {
   shell: { skip: 'Skip to content', openMenu: 'Open menu', collapse: 'Collapse sidebar', breadcrumbs: 'Breadcrumbs', mask: 'Hide e-mail addresses', language: 'Language', theme: 'Theme: {theme}', themeGroup: 'Theme', userMenu: 'Account menu', security: 'Security and sessions', logout: 'Log out' },
   theme: { light: 'Light', dark: 'Dark', system: 'System' },
   live: { connecting: 'Connecting', live: 'Live', polling: 'Polling', offline: 'Offline', lastUpdate: 'Last update {time}' },
-  footer: { version: 'Switchboard {version}', revision: 'config revision {revision}', update: 'Update check: not available yet' },
+  footer: { version: 'Switchboard {version}', revision: 'config revision {revision}', update: 'Updates: System page' },
   banner: { noUsable: 'No usable accounts: every request fails until an account is enabled or recovers.', sessionExpiry: 'Your session ends in less than 10 minutes. Sign in again to continue afterwards.' },
   palette: { open: 'Open the command palette', hint: 'Search or jump… Ctrl K', title: 'Command palette', placeholder: 'Pages, accounts, keys, request id, actions', page: 'Page', action: 'Action', account: 'Account', key: 'Key', request: 'Request', openRequest: 'Open request {id}', nothing: 'Nothing matches.' },
   shortcuts: { title: 'Keyboard shortcuts', palette: 'Command palette', search: 'Focus the page search', help: 'Show these shortcuts', move: 'Move down / up in tables', open: 'Open the selected row', select: 'Select the row', close: 'Close a dialog' },
@@ -89,5 +89,16 @@ export default {
   backups: { runs: 'Backup runs, records and restore verification', storage: 'Storage', enabled: 'Enabled', endpoint: 'Endpoint', region: 'Region', bucket: 'Bucket', prefix: 'Prefix', credentials: 'Access key and secret', configured: 'configured', notConfigured: 'not configured', schedule: 'Schedule', restoreNote: 'Restore is a documented command-line procedure, never a button.' },
   audit: { action: 'Action', actionFilter: 'Action (prefix)', actor: 'Actor', actorFilter: 'Actor', target: 'Target', revision: 'Revision', verify: 'Verify chain', intact: 'Chain verified', broken: 'Chain broken at #{id}', export: 'Export CSV', empty: 'No audit rows match.', detail: 'Audit detail', hash: 'row hash {hash}' },
   ops: { levelName: { info: 'Info', warn: 'Warning', error: 'Error' }, level: 'Severity', anyLevel: 'Any severity', kind: 'Kind', kindFilter: 'Kind (prefix)', liveTail: 'Live tail', lastSeen: 'Last seen', subject: 'Subject', message: 'Message', count: 'Count', account: 'account #{id}', empty: 'No ops events', emptyText: 'Refresh failures, quota exhaustion and worker problems appear here.', workerHealth: 'Worker and dependency health panels' },
-  system: { version: 'Version', update: 'Update check, release notes, rollback and restart', about: 'About', license: 'Switchboard is licensed under Apache-2.0.' },
+  system: {
+    version: 'Version', update: 'Update, rollback and restart', about: 'About', license: 'Switchboard is licensed under Apache-2.0.',
+    check: 'Check again', current: 'Running', latest: 'Newest release', previous: 'Previous version', lastOutcome: 'Last update', phase: 'Progress',
+    noSource: 'No release source configured (update.release_url)', newer: 'newer than this one', upToDate: 'up to date',
+    unavailable: 'This process cannot update itself: {reason}', updateTo: 'Update to {version}', rollbackTo: 'Roll back to {version}',
+    action: { update: 'Update', rollback: 'Roll back', restart: 'Restart' },
+    confirm: {
+      update: { title: 'Update to {version}?', impact: 'The gateway drains, installs {to} beside {from}, checks it and restarts; a failed check rolls back to {from}.' },
+      rollback: { title: 'Roll back to {version}?', impact: 'The gateway drains and restarts on {to}. A release that added a migration cannot be rolled back this way.' },
+      restart: { title: 'Restart the gateway?', impact: 'The gateway drains its requests and restarts on {from}.' },
+    },
+  },
 }

@@ -7,7 +7,7 @@ const zhCN: typeof en = {
   shell: { skip: '跳到正文', openMenu: '打开菜单', collapse: '收起侧边栏', breadcrumbs: '面包屑', mask: '隐藏邮箱地址', language: '语言', theme: '主题：{theme}', themeGroup: '主题', userMenu: '账户菜单', security: '安全与会话', logout: '退出登录' },
   theme: { light: '浅色', dark: '深色', system: '跟随系统' },
   live: { connecting: '连接中', live: '实时', polling: '轮询', offline: '离线', lastUpdate: '最后更新 {time}' },
-  footer: { version: 'Switchboard {version}', revision: '配置版本 {revision}', update: '更新检查：暂不可用' },
+  footer: { version: 'Switchboard {version}', revision: '配置版本 {revision}', update: '更新：见系统页' },
   banner: { noUsable: '没有可用账号：在有账号启用或恢复之前，所有请求都会失败。', sessionExpiry: '会话将在 10 分钟内结束，之后请重新登录。' },
   palette: { open: '打开命令面板', hint: '搜索或跳转… Ctrl K', title: '命令面板', placeholder: '页面、账号、密钥、请求 ID、操作', page: '页面', action: '操作', account: '账号', key: '密钥', request: '请求', openRequest: '打开请求 {id}', nothing: '没有匹配项。' },
   shortcuts: { title: '键盘快捷键', palette: '命令面板', search: '聚焦页面搜索', help: '显示快捷键', move: '在表格中下移 / 上移', open: '打开所选行', select: '选择该行', close: '关闭对话框' },
@@ -91,7 +91,18 @@ const zhCN: typeof en = {
   backups: { runs: '备份运行、记录和恢复校验', storage: '存储', enabled: '已启用', endpoint: '端点', region: '区域', bucket: '存储桶', prefix: '前缀', credentials: '访问密钥与密文', configured: '已配置', notConfigured: '未配置', schedule: '计划', restoreNote: '恢复是一套有文档的命令行流程，不提供一键按钮。' },
   audit: { action: '操作', actionFilter: '操作（前缀）', actor: '执行者', actorFilter: '执行者', target: '对象', revision: '版本', verify: '校验哈希链', intact: '哈希链已校验', broken: '哈希链在 #{id} 处断开', export: '导出 CSV', empty: '没有匹配的审计记录。', detail: '审计详情', hash: '行哈希 {hash}' },
   ops: { levelName: { info: '信息', warn: '警告', error: '错误' }, level: '级别', anyLevel: '任意级别', kind: '类型', kindFilter: '类型（前缀）', liveTail: '实时跟踪', lastSeen: '最近出现', subject: '对象', message: '消息', count: '次数', account: '账号 #{id}', empty: '没有运维事件', emptyText: '刷新失败、额度耗尽和后台任务问题会显示在这里。', workerHealth: '后台任务与依赖健康面板' },
-  system: { version: '版本', update: '更新检查、发布说明、回滚与重启', about: '关于', license: 'Switchboard 以 Apache-2.0 许可证发布。' },
+  system: {
+    version: '版本', update: '更新、回滚与重启', about: '关于', license: 'Switchboard 以 Apache-2.0 许可证发布。',
+    check: '重新检查', current: '当前运行', latest: '最新版本', previous: '上一版本', lastOutcome: '上次更新', phase: '进度',
+    noSource: '未配置发布源（update.release_url）', newer: '比当前版本新', upToDate: '已是最新',
+    unavailable: '此进程无法自行更新：{reason}', updateTo: '更新到 {version}', rollbackTo: '回滚到 {version}',
+    action: { update: '更新', rollback: '回滚', restart: '重启' },
+    confirm: {
+      update: { title: '更新到 {version}？', impact: '网关将排空请求，在 {from} 旁安装 {to}，检查通过后重启；检查失败会回滚到 {from}。' },
+      rollback: { title: '回滚到 {version}？', impact: '网关将排空请求并以 {to} 重启。新增了数据库迁移的版本无法这样回滚。' },
+      restart: { title: '重启网关？', impact: '网关将排空请求并以 {from} 重启。' },
+    },
+  },
 }
 
 export default zhCN

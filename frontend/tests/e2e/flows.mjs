@@ -192,3 +192,23 @@ export async function deviceCodeLogin(page, base, simJson) {
   assert.match(await page.getByTestId('added-email').textContent(), /acct-device/)
   await page.keyboard.press('Escape')
 }
+
+export async function updateThatFailsVerification(page, base, version) {
+  await page.goto(`${base}/system`)
+  await settled(page)
+  await page.getByTestId('update-latest').getByText(version).waitFor()
+  await page.getByTestId('update-start').click()
+  await page.getByTestId('confirm-ok').click()
+  // The progress streams in and ends in `failed`: the archive does not match SHA256SUMS.
+  await page.getByTestId('update-progress').waitFor()
+  const failed = await page
+    .waitForFunction(() => document.querySelector('[data-testid=update-phase]')?.textContent === 'failed', null, { timeout: 20_000 })
+    .then(() => true, () => false)
+  const log = await page.getByTestId('update-progress').textContent()
+  assert.ok(failed, `the progress ends in failed: ${log}`)
+  assert.match(log, /checksum|SHA-256|sha256/i, log)
+  // Nothing was installed: the same version runs and the outcome says why.
+  const status = await page.evaluate(() => fetch('/api/admin/system/update').then((r) => r.json()))
+  assert.notEqual(status.currentVersion, version)
+  assert.equal(status.previousVersion ?? null, null, JSON.stringify(status))
+}

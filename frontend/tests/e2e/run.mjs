@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { addAccountByOAuth, changeSettingAndUndo, deviceCodeLogin, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
+import { addAccountByOAuth, changeSettingAndUndo, updateThatFailsVerification, deviceCodeLogin, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
 import { launch } from './lib/browser.mjs'
 import { startStack } from './lib/stack.mjs'
 import { COMBOS, measureRoutes, pageList, runCombo } from './pages.mjs'
@@ -69,6 +69,7 @@ try {
   await check('an error names its request id and offers a retry', () => errorsNameTheRequestId(page, stack.url))
   await check('an expired session goes to login and comes back to the same page', () => expiredSessionReturnsToTheSamePage(page, stack.url, context))
   await check('add an account with a device code (countdown, polling, approval)', () => deviceCodeLogin(page, stack.url, stack.simJson))
+  await check('the System page starts an update and streams its progress to a failed verification', () => updateThatFailsVerification(page, stack.url, stack.releaseVersion))
   const storageState = await context.storageState()
   const ids = await page.evaluate(async () => {
     const accounts = await fetch('/api/admin/accounts').then((r) => r.json())

@@ -2,6 +2,7 @@
 // prefix, free ports), and stops them. Binaries are built by scripts/e2e.d/50-dashboard.sh.
 import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 
@@ -33,6 +34,27 @@ function freePort() {
   })
 }
 
+/** A release channel whose newest release (99.0.0) fails verification: its archive does not
+ * match `SHA256SUMS`. The System page can start an update that fails without a restart. */
+async function startReleaseServer() {
+  const version = '99.0.0'
+  const platforms = ['linux-x86_64', 'linux-aarch64', 'macos-x86_64', 'macos-aarch64']
+  const asset = (p) => `switchboard-${version}-${p}.tar.gz`
+  const body = Buffer.from('not the archive the checksum file names')
+  const server = createHttpServer((req, res) => {
+    const name = req.url.split('/').pop()
+    if (name === 'release.json') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return res.end(JSON.stringify({ name: 'switchboard', version, checksums: 'SHA256SUMS', assets: platforms.map((p) => ({ platform: p, name: asset(p), size: body.length })) }))
+    }
+    if (name === 'SHA256SUMS') return res.end(platforms.map((p) => `${'0'.repeat(64)}  ${asset(p)}\n`).join(''))
+    if (platforms.some((p) => name === asset(p))) return res.end(body)
+    res.writeHead(404).end()
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${server.address().port}/releases/latest/release.json`, version, close: () => server.close() }
+}
+
 export async function startStack(repo) {
   const bin = `${repo}/target/debug`
   const children = []
@@ -44,6 +66,7 @@ export async function startStack(repo) {
   const schema = `e2e_dash_${Date.now()}_${process.pid}`
   execFileSync('psql', [db, '-qc', `CREATE SCHEMA "${schema}"`])
   const port = await freePort()
+  const releases = await startReleaseServer()
   const masterKey = execFileSync(`${bin}/switchboard`, ['master-key']).toString().trim()
   const env = {
     ...process.env,
@@ -58,6 +81,10 @@ export async function startStack(repo) {
     SWITCHBOARD_ADMIN_BOOTSTRAP_PASSWORD: PASSWORD,
     SWITCHBOARD_ADMIN_LIVE_POLL_MS: '500',
     SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS: '200',
+    SWITCHBOARD_UPDATE_RELEASE_URL: releases.url,
+    SWITCHBOARD_UPDATE_ALLOW_HTTP_LOOPBACK: 'true',
+    // This machine may itself be a container; the trial update below never swaps the binary.
+    SWITCHBOARD_UPDATE_ALLOW_IN_CONTAINER: 'true',
   }
   const gw = spawn(`${bin}/switchboard`, ['serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(gw)
@@ -74,6 +101,7 @@ export async function startStack(repo) {
       child.kill('SIGTERM')
       if (child.exitCode === null) await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 5000))])
     }
+    releases.close()
     try { execFileSync('psql', [db, '-qc', `DROP SCHEMA IF EXISTS "${schema}" CASCADE`]) } catch { /* best effort */ }
   }
   const simJson = async (method, path, body) => {
@@ -81,5 +109,5 @@ export async function startStack(repo) {
     if (!r.ok) throw new Error(`sim ${method} ${path}: ${r.status} ${await r.text()}`)
     return r.json()
   }
-  return { url, simUrl, stop, simJson, log: () => log }
+  return { url, simUrl, stop, simJson, log: () => log, releaseVersion: releases.version }
 }
