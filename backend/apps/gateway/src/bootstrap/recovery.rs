@@ -59,7 +59,7 @@ pub fn build(
 ) -> Result<Recovery, StartError> {
     let held = HeldSlots::new(storage.coordination.clone(), runner.boot);
     let requests = Arc::new(RequestRecovery::new(
-        storage.postgres.clone(),
+        storage.facts.clone(),
         storage.coordination.clone(),
         runner.boot,
         ttl * 2 / 5,

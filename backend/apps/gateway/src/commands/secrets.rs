@@ -3,14 +3,20 @@
 use gateway_host::Config;
 use gateway_store::postgres::SealedKind;
 
-use crate::bootstrap::{StartError, open_postgres};
+use crate::bootstrap::StartError;
 
 /// Re-seals every sealed secret (account credentials, TOTP secrets, backup storage secrets)
 /// under `secrets.master_key`, `batch` rows per committed transaction, and prints the counts
 /// per kind. Safe to interrupt and to run again. Fails (exit 1) while anything is still sealed
 /// under another key, so a script does not drop the retired key too early.
-pub async fn reseal(config: Config, batch: u32) -> Result<(), StartError> {
-    let store = open_postgres(&config).await?;
+pub async fn reseal(mut config: Config, batch: u32) -> Result<(), StartError> {
+    let storage = super::instance::open(&mut config).await?;
+    let Some(store) = storage.postgres.clone() else {
+        storage.close().await;
+        return Err(StartError::Wiring(
+            "`secrets reseal` in the embedded mode (SQLite) is not built yet; it re-seals PostgreSQL only".to_owned(),
+        ));
+    };
     let mut remaining = 0;
     for kind in SealedKind::ALL {
         let counts = store.reseal_kind(kind, batch).await.map_err(|e| StartError::Storage(e.to_string()))?;
