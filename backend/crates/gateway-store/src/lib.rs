@@ -13,3 +13,4 @@ pub mod dns;
 pub mod memory;
 pub mod postgres;
 pub mod redis;
+pub mod sqlite;
