@@ -29,6 +29,8 @@ mod accounts;
 mod admin_transaction;
 mod admin_users;
 mod audit;
+mod audit_search;
+mod backups;
 mod client_key_mutations;
 mod client_keys;
 mod credentials;

@@ -1,6 +1,5 @@
 mod accounts;
 mod admin_transaction;
-mod backups;
 mod contract;
 mod credentials;
 mod key_rotation;

@@ -4,6 +4,8 @@
 
 pub mod accounts;
 pub mod admin_transaction;
+pub mod admin_users;
+pub mod backups;
 pub mod credentials;
 pub mod fixtures;
 pub mod ops_events;
@@ -13,6 +15,8 @@ pub mod snapshot;
 
 pub use accounts::*;
 pub use admin_transaction::*;
+pub use admin_users::*;
+pub use backups::*;
 pub use credentials::*;
 pub use ops_events::*;
 pub use quota::*;
@@ -51,6 +55,11 @@ macro_rules! storage_contract_suite {
             import_upsert_keeps_scheduling_facts_groups_and_quota,
             foreign_key_check_and_unique_violations_are_typed_errors,
             deleting_an_account_cascades_membership_and_nulls_request_references,
+            // AdminUsers, AuditSearch
+            admin_users_are_found_by_name_and_key_and_totp_is_sealed,
+            audit_search_filters_and_pages,
+            // BackupJobs
+            only_one_backup_job_is_active_at_a_time,
             // SnapshotSource
             the_snapshot_holds_accounts_groups_keys_and_its_revision,
             // RequestLog

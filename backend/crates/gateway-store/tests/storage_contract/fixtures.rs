@@ -3,8 +3,9 @@
 use async_trait::async_trait;
 use gateway_admin::audit::{AuditActor, AuditEntry};
 use gateway_admin::ports::{
-    AccountDirectory, AccountImport, AdminUsers, AuditTrail, ClientKeyChanges, ClientKeyDirectory, GroupChanges,
-    GroupDirectory, ImportOutcome, NewClientKey, OpsEventQueries, RuntimeSettingsReader, UnitOfWork,
+    AccountDirectory, AccountImport, AdminUsers, AuditSearch, AuditTrail, BackupJobs, ClientKeyChanges,
+    ClientKeyDirectory, GroupChanges, GroupDirectory, ImportOutcome, NewClientKey, OpsEventQueries,
+    RuntimeSettingsReader, UnitOfWork,
 };
 use gateway_core::domain::{
     AccountProfile, ClientKeyLimits, ClientKeySecret, CredentialDocument, CredentialFacts, ProviderData, ProviderKind,
@@ -27,6 +28,8 @@ pub trait Storage:
     + AuditTrail
     + AdminUsers
     + OpsEventQueries
+    + AuditSearch
+    + BackupJobs
     + Clone
     + Send
     + Sync
@@ -48,6 +51,10 @@ impl<T> Storage for T where
         + AuditTrail
         + AdminUsers
         + OpsEventQueries
+        + AuditSearch
+        + BackupJobs
+        + AuditSearch
+        + BackupJobs
         + Clone
         + Send
         + Sync
