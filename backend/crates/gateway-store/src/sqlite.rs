@@ -46,6 +46,8 @@ mod requests;
 mod runtime_settings;
 mod settings_mutations;
 mod snapshot;
+mod usage_queries;
+mod usage_rows;
 mod values;
 
 use std::path::Path;

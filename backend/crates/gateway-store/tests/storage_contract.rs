@@ -12,6 +12,7 @@ pub mod ops_events;
 pub mod quota;
 pub mod requests;
 pub mod snapshot;
+pub mod usage;
 
 pub use accounts::*;
 pub use admin_transaction::*;
@@ -22,6 +23,7 @@ pub use ops_events::*;
 pub use quota::*;
 pub use requests::*;
 pub use snapshot::*;
+pub use usage::*;
 
 /// One `#[tokio::test]` per contract function, each on a fresh store from `$factory()`.
 macro_rules! storage_contract_tests {
@@ -70,6 +72,9 @@ macro_rules! storage_contract_suite {
             the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received,
             request_retention_deletes_finished_rows_in_bounded_batches,
             a_batch_writes_requests_that_ended_in_it_as_finished_rows,
+            // UsageQueries
+            usage_totals_groups_and_trends_agree,
+            request_lists_page_newest_first_and_details_carry_attempts,
             // OpsEventLog
             dangling_references_are_kept_in_details_instead_of_failing_the_batch,
             ops_retention_deletes_old_events_in_bounded_batches,

@@ -5,7 +5,7 @@ use gateway_admin::audit::{AuditActor, AuditEntry};
 use gateway_admin::ports::{
     AccountDirectory, AccountImport, AdminUsers, AuditSearch, AuditTrail, BackupJobs, ClientKeyChanges,
     ClientKeyDirectory, GroupChanges, GroupDirectory, ImportOutcome, NewClientKey, OpsEventQueries,
-    RuntimeSettingsReader, UnitOfWork,
+    RuntimeSettingsReader, UnitOfWork, UsageQueries,
 };
 use gateway_core::domain::{
     AccountProfile, ClientKeyLimits, ClientKeySecret, CredentialDocument, CredentialFacts, ProviderData, ProviderKind,
@@ -30,6 +30,7 @@ pub trait Storage:
     + OpsEventQueries
     + AuditSearch
     + BackupJobs
+    + UsageQueries
     + Clone
     + Send
     + Sync
@@ -55,6 +56,7 @@ impl<T> Storage for T where
         + BackupJobs
         + AuditSearch
         + BackupJobs
+        + UsageQueries
         + Clone
         + Send
         + Sync
