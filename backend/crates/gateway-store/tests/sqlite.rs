@@ -1,0 +1,4 @@
+mod contract;
+mod migrations;
+mod schema;
+mod test_store;
