@@ -140,18 +140,16 @@ async fn copy_table(
     table: &str,
     columns: &[convert::TargetColumn],
 ) -> Result<i64, TransferError> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT * FROM \"{table}\"")))
-        .fetch_all(sqlite)
-        .await
-        .map_err(db)?;
+    let rows =
+        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT * FROM \"{table}\""))).fetch_all(sqlite).await.map_err(db)?;
     let Some(first) = rows.first() else { return Ok(0) };
     let names: Vec<String> = first.columns().iter().map(|c| c.name().to_owned()).collect();
     let mut mapped = Vec::with_capacity(names.len());
     for name in &names {
-        let column = columns.iter().find(|c| &c.name == name).ok_or_else(|| TransferError::MissingColumn {
-            table: table.to_owned(),
-            column: name.clone(),
-        })?;
+        let column = columns
+            .iter()
+            .find(|c| &c.name == name)
+            .ok_or_else(|| TransferError::MissingColumn { table: table.to_owned(), column: name.clone() })?;
         mapped.push(column);
     }
     let list = names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");

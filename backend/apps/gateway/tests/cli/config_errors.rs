@@ -74,7 +74,6 @@ fn a_missing_config_file_exits_2() {
     assert!(stderr_line(&output).contains("/nonexistent/switchboard.yaml"));
 }
 
-
 /// Upstream URLs that pass a prefix check but that the upstream client cannot use, or that the
 /// SSRF guard refuses: `serve` must stop at start-up naming the key, not run with an upstream
 /// every call fails against (which cools every account down).

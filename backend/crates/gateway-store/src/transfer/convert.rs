@@ -91,9 +91,8 @@ pub fn value(row: &SqliteRow, index: usize, column: &TargetColumn) -> Result<Val
 /// Unix microseconds as RFC 3339 with all six fraction digits (PostgreSQL keeps microseconds).
 fn timestamp(micros: i64) -> Result<String, String> {
     let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1000).map_err(|e| e.to_string())?;
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z"
-    );
+    let format =
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
     at.format(&format).map_err(|e| e.to_string())
 }
 

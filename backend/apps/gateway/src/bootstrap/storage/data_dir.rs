@@ -156,8 +156,9 @@ fn generate_key(path: &Path) -> Result<String, StartError> {
             tracing::info!(path = %absolute(path).display(), "generated the master key of this data directory");
             Ok(text)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_key(path)?
-            .ok_or_else(|| StartError::Storage(format!("{} vanished while it was read", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            read_key(path)?.ok_or_else(|| StartError::Storage(format!("{} vanished while it was read", path.display())))
+        }
         Err(e) => Err(StartError::Storage(format!("cannot create {}: {e}", path.display()))),
     }
 }

@@ -4,11 +4,16 @@
 
 use std::sync::Arc;
 
-use gateway_host::{Config, ConfigError};
+use gateway_host::Config;
 use gateway_store::memory::MemoryCoordination;
+use gateway_store::sqlite::{self, SqliteStore};
 
-use super::{Facts, Mode, Role, Storage, data_dir};
+use super::production::describe;
+use super::{DATABASE_FILE, Mode, Role, Storage, data_dir, keyring};
 use crate::bootstrap::StartError;
+
+/// Reader connections of the SQLite store (writes go through one connection).
+const MAX_READERS: u32 = 8;
 
 pub async fn open(config: &mut Config, role: Role) -> Result<Storage, StartError> {
     let dir = config.server.data_dir.clone();
@@ -33,16 +38,23 @@ pub async fn open(config: &mut Config, role: Role) -> Result<Storage, StartError
 pub async fn migrate_only(config: &mut Config) -> Result<String, StartError> {
     data_dir::ensure(&config.server.data_dir)?;
     data_dir::resolve_master_key(config)?;
-    let facts = open_sqlite(config).await?;
-    facts.close().await;
-    Ok("embedded store migrated".to_owned())
+    let store = connect(config).await?;
+    let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
+    store.close().await;
+    Ok(describe(&report))
 }
 
-async fn open_sqlite(config: &Config) -> Result<Arc<dyn Facts>, StartError> {
-    let _ = config;
-    Err(StartError::Config(ConfigError::invalid(
-        "database.url",
-        "is not set, which selects the embedded mode (SQLite, no services): not built yet in this build; \
-         set database.url and redis.url for the production mode",
-    )))
+async fn connect(config: &Config) -> Result<SqliteStore, StartError> {
+    let path = config.server.data_dir.join(DATABASE_FILE);
+    let readers = config.database.max_connections.clamp(1, MAX_READERS);
+    let store = sqlite::open(&path, readers).await.map_err(|e| StartError::Storage(e.to_string()))?;
+    Ok(store.with_keyring(keyring(config)?))
+}
+
+/// The SQLite store with the secrets keyring, migrated and verified.
+async fn open_sqlite(config: &Config) -> Result<Arc<SqliteStore>, StartError> {
+    let store = connect(config).await?;
+    let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
+    tracing::info!(report = %describe(&report), "embedded store migrations verified");
+    Ok(Arc::new(store))
 }

@@ -4,17 +4,18 @@
 //! port it needs from them by upcasting (`Arc<dyn Facts>` → `Arc<dyn UnitOfWork>`).
 
 use async_trait::async_trait;
+use gateway_admin::ports::AdminUsers;
 use gateway_admin::ports::{
     AccountDirectory, AdminSessions, AuditSearch, AuditTrail, BackupJobs, ClientKeyDirectory, GroupDirectory,
     InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader, UnitOfWork, UsageQueries,
 };
-use gateway_admin::ports::AdminUsers;
 use gateway_core::coordination::{
     ChangeNotifier, ContinuationPins, Cooldowns, Leases, OAuthPendingFlows, ProviderCircuits, ReplicaHeartbeats,
     RequestSlots, SessionAffinity,
 };
 use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
 use gateway_store::postgres::PgStore;
+use gateway_store::sqlite::SqliteStore;
 
 /// Every storage port, plus what the process itself needs of the store (readiness, close).
 #[async_trait]
@@ -90,4 +91,19 @@ impl<T> Coordination for T where
         + ProviderCircuits
         + Cooldowns
 {
+}
+
+#[async_trait]
+impl Facts for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn ping(&self) -> Result<(), String> {
+        SqliteStore::ping(self).await.map_err(|e| e.to_string())
+    }
+
+    async fn close(&self) {
+        SqliteStore::close(self).await;
+    }
 }

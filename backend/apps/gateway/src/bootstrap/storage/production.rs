@@ -11,9 +11,11 @@ use super::{Mode, Storage, keyring};
 use crate::bootstrap::StartError;
 
 fn database_url(config: &Config) -> Result<&str, StartError> {
-    config.database.url.as_deref().ok_or_else(|| {
-        StartError::Config(ConfigError::invalid("database.url", "is required for the production mode"))
-    })
+    config
+        .database
+        .url
+        .as_deref()
+        .ok_or_else(|| StartError::Config(ConfigError::invalid("database.url", "is required for the production mode")))
 }
 
 async fn connect_postgres(config: &Config) -> Result<PgStore, StartError> {
