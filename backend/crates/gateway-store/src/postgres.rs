@@ -27,7 +27,7 @@ mod credentials;
 pub(crate) mod error_mapping;
 mod group_mutations;
 mod groups;
-mod key_rotation;
+pub(crate) mod key_rotation;
 pub(crate) mod migrations;
 mod ops_event_queries;
 mod ops_events;

@@ -37,6 +37,7 @@ mod credentials;
 mod error_mapping;
 mod group_mutations;
 mod groups;
+mod key_rotation;
 mod migrations;
 mod ops_event_queries;
 mod ops_events;

@@ -10,6 +10,8 @@ use sqlx::SqlitePool;
 
 pub struct SqliteTestStore {
     pub store: SqliteStore,
+    /// The `ID:BASE64` of the current key `k1`.
+    pub key_config: String,
     dir: PathBuf,
 }
 
@@ -23,7 +25,7 @@ impl SqliteTestStore {
         let keyring = Keyring::from_config(&key_config, &[])?;
         let store = gateway_store::sqlite::open(&dir.join("switchboard.sqlite3"), 4).await?.with_keyring(keyring);
         store.migrate().await?;
-        Ok(Self { store, dir })
+        Ok(Self { store, key_config, dir })
     }
 
     pub fn path(&self) -> PathBuf {
