@@ -5,6 +5,7 @@
 mod instance;
 mod migrate_store;
 mod mode;
+mod rotation;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -11,7 +11,6 @@ mod production;
 use std::sync::Arc;
 
 use gateway_host::{Config, ReadinessProbe};
-use gateway_store::postgres::PgStore;
 
 use super::StartError;
 
@@ -47,8 +46,6 @@ pub struct Storage {
     pub coordination: Arc<dyn Coordination>,
     /// The coordination's readiness probe (Redis); the in-process coordination needs none.
     pub coordination_probe: Option<Arc<dyn ReadinessProbe>>,
-    /// The PostgreSQL store itself, for what only it offers (`secrets reseal`).
-    pub postgres: Option<Arc<PgStore>>,
     /// The embedded data directory, held while this process serves.
     pub lock: Option<DataDirLock>,
 }

@@ -10,16 +10,10 @@ use crate::bootstrap::StartError;
 /// per kind. Safe to interrupt and to run again. Fails (exit 1) while anything is still sealed
 /// under another key, so a script does not drop the retired key too early.
 pub async fn reseal(mut config: Config, batch: u32) -> Result<(), StartError> {
-    let storage = super::instance::open(&mut config).await?;
-    let Some(store) = storage.postgres.clone() else {
-        storage.close().await;
-        return Err(StartError::Wiring(
-            "`secrets reseal` in the embedded mode (SQLite) is not built yet; it re-seals PostgreSQL only".to_owned(),
-        ));
-    };
+    let store = super::instance::open_facts(&mut config).await?;
     let mut remaining = 0;
     for kind in SealedKind::ALL {
-        let counts = store.reseal_kind(kind, batch).await.map_err(|e| StartError::Storage(e.to_string()))?;
+        let counts = store.reseal_kind(kind, batch).await.map_err(StartError::Storage)?;
         println!(
             "{}: {} resealed, {} unreadable, {} skipped, {} remaining",
             kind.as_str(),

@@ -29,7 +29,6 @@ pub async fn open(config: &mut Config, role: Role) -> Result<Storage, StartError
         facts,
         coordination: Arc::new(MemoryCoordination::new()),
         coordination_probe: None,
-        postgres: None,
         lock,
     })
 }

@@ -14,7 +14,7 @@ use gateway_core::coordination::{
     RequestSlots, SessionAffinity,
 };
 use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
-use gateway_store::postgres::PgStore;
+use gateway_store::postgres::{PgStore, ResealCounts, SealedKind};
 use gateway_store::sqlite::SqliteStore;
 
 /// Every storage port, plus what the process itself needs of the store (readiness, close).
@@ -43,6 +43,8 @@ pub trait Facts:
     async fn ping(&self) -> Result<(), String>;
     /// Closes the pool, waiting for checked-out connections.
     async fn close(&self);
+    /// Re-seals up to `batch` rows of `kind` under the current master key (key rotation).
+    async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, String>;
 }
 
 #[async_trait]
@@ -57,6 +59,10 @@ impl Facts for PgStore {
 
     async fn close(&self) {
         PgStore::close(self).await;
+    }
+
+    async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, String> {
+        PgStore::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
     }
 }
 
@@ -105,5 +111,9 @@ impl Facts for SqliteStore {
 
     async fn close(&self) {
         SqliteStore::close(self).await;
+    }
+
+    async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, String> {
+        SqliteStore::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
     }
 }

@@ -62,10 +62,9 @@ pub async fn open(config: &Config) -> Result<Storage, StartError> {
     );
     Ok(Storage {
         mode: Mode::Production,
-        facts: postgres.clone(),
+        facts: postgres,
         coordination: coordination.clone(),
         coordination_probe: Some(Arc::new(RedisProbe(coordination))),
-        postgres: Some(postgres),
         lock: None,
     })
 }
