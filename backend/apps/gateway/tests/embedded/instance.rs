@@ -64,3 +64,15 @@ async fn a_data_directory_that_lost_its_key_file_is_refused() {
     assert!(stderr.contains("master.key") && stderr.contains("is missing"), "{stderr}");
     assert!(!install.data_dir().join("master.key").exists(), "no new key replaces the lost one");
 }
+
+#[tokio::test]
+async fn a_password_reset_beside_the_running_server_says_its_sessions_end_at_a_restart() {
+    let mut install = Install::new().await;
+    install.serve().await;
+    let output = install.run(&["admin", "reset-password", "admin"], None, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("end when it restarts"), "{stderr}");
+    let password = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    assert!(password.len() >= 10, "a generated password is printed once");
+}
