@@ -133,3 +133,39 @@ async fn the_audit_chain_detects_edits() -> anyhow::Result<()> {
     raw.close().await;
     t.finish().await
 }
+
+/// The sealing is the same code with the same contexts: a row copied as it is stored (what moving
+/// an install to PostgreSQL does) opens under the same keyring.
+#[tokio::test]
+async fn a_credential_sealed_by_sqlite_opens_in_postgresql() -> anyhow::Result<()> {
+    use gateway_core::domain::{AccountId, CredentialSlot};
+    use gateway_core::ports::CredentialStore;
+    use gateway_store::crypto::Keyring;
+
+    let t = SqliteTestStore::new().await?;
+    import(&t.store, "acct-1", "tok-portable").await?;
+    let (ciphertext, key_id): (Vec<u8>, String) =
+        sqlx::query_as("SELECT credential_ciphertext, credential_key_id FROM provider_accounts")
+            .fetch_one(t.store.reader())
+            .await?;
+    let pg = TestStore::with_key(t.key_config.clone()).await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO provider_accounts (provider, external_account_id, credential_ciphertext, credential_key_id, \
+         credential_state) VALUES ('openai', 'acct-1', $1, $2, 'active') RETURNING id",
+    )
+    .bind(&ciphertext)
+    .bind(&key_id)
+    .fetch_one(&pg.raw)
+    .await?;
+    match pg.store.read_credential(AccountId(id)).await?.slot {
+        CredentialSlot::Available(doc) => assert!(doc.expose_json().contains("tok-portable")),
+        other => panic!("the copied row opens: {other:?}"),
+    }
+    // Bound to the row's identity: the same ciphertext under another account id does not open.
+    sqlx::query("UPDATE provider_accounts SET external_account_id = 'acct-2'").execute(&pg.raw).await?;
+    let other = pg.reopen(Keyring::from_config(&t.key_config, &[])?).await?;
+    assert!(matches!(other.read_credential(AccountId(id)).await?.slot, CredentialSlot::Unreadable { .. }));
+    other.close().await;
+    pg.finish().await?;
+    t.finish().await
+}
