@@ -10,7 +10,7 @@ use gateway_core::ports::RequestLog;
 
 use crate::postgres::test_store::TestStore;
 use crate::sqlite::test_store::SqliteTestStore;
-use crate::storage_contract::fixtures::{group, import, now};
+use crate::storage_contract::fixtures::{audit, group, import, now};
 
 #[tokio::test]
 async fn connections_use_wal_foreign_keys_a_busy_timeout_and_one_writer() -> anyhow::Result<()> {
@@ -167,5 +167,34 @@ async fn a_credential_sealed_by_sqlite_opens_in_postgresql() -> anyhow::Result<(
     assert!(matches!(other.read_credential(AccountId(id)).await?.slot, CredentialSlot::Unreadable { .. }));
     other.close().await;
     pg.finish().await?;
+    t.finish().await
+}
+
+/// One writer: a write issued while a unit of work is open waits for it and then runs; readers
+/// are never blocked and see committed data only.
+#[tokio::test]
+async fn a_write_waits_for_the_open_unit_of_work_and_readers_see_committed_data_only() -> anyhow::Result<()> {
+    use gateway_admin::ports::GroupDirectory;
+    use gateway_core::domain::{QuotaFacts, QuotaRevision, QuotaState};
+    use gateway_core::ports::{QuotaStore, SnapshotSource};
+
+    let t = SqliteTestStore::new().await?;
+    let account = import(&t.store, "acct-1", "tok").await?.account_id;
+    let mut tx = t.store.begin().await?;
+    tx.create_group(&group("pending")).await?;
+    let store = t.store.clone();
+    let write = tokio::spawn(async move {
+        let facts = QuotaFacts { state: QuotaState::Allowed, windows: serde_json::json!([]), observed_at: None };
+        store.write_quota(account, QuotaRevision(0), facts).await
+    });
+    assert!(t.store.list_groups().await?.is_empty(), "the open unit of work is not visible");
+    let during = t.store.load_snapshot_facts().await?;
+    assert!(during.groups.is_empty() && during.accounts[0].quota_revision == QuotaRevision(0));
+    assert!(!write.is_finished(), "the single writer is held by the unit of work");
+    let receipt = tx.commit(audit("group.create", "group")).await?;
+    assert_eq!(write.await??, QuotaRevision(1), "the waiting write ran after the commit");
+    let after = t.store.load_snapshot_facts().await?;
+    assert_eq!((after.config_revision, after.groups.len()), (receipt.config_revision, 1));
+    assert_eq!(after.accounts[0].quota_revision, QuotaRevision(1));
     t.finish().await
 }
