@@ -10,7 +10,7 @@ use gateway_core::ports::RequestLog;
 
 use crate::postgres::test_store::TestStore;
 use crate::sqlite::test_store::SqliteTestStore;
-use crate::storage_contract::fixtures::{group, import, now};
+use crate::storage_contract::fixtures::{audit, group, import, now};
 
 #[tokio::test]
 async fn connections_use_wal_foreign_keys_a_busy_timeout_and_one_writer() -> anyhow::Result<()> {
@@ -131,5 +131,70 @@ async fn the_audit_chain_detects_edits() -> anyhow::Result<()> {
         .await?;
     assert_eq!(t.store.verify_audit_chain().await?, Some(middle));
     raw.close().await;
+    t.finish().await
+}
+
+/// The sealing is the same code with the same contexts: a row copied as it is stored (what moving
+/// an install to PostgreSQL does) opens under the same keyring.
+#[tokio::test]
+async fn a_credential_sealed_by_sqlite_opens_in_postgresql() -> anyhow::Result<()> {
+    use gateway_core::domain::{AccountId, CredentialSlot};
+    use gateway_core::ports::CredentialStore;
+    use gateway_store::crypto::Keyring;
+
+    let t = SqliteTestStore::new().await?;
+    import(&t.store, "acct-1", "tok-portable").await?;
+    let (ciphertext, key_id): (Vec<u8>, String) =
+        sqlx::query_as("SELECT credential_ciphertext, credential_key_id FROM provider_accounts")
+            .fetch_one(t.store.reader())
+            .await?;
+    let pg = TestStore::with_key(t.key_config.clone()).await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO provider_accounts (provider, external_account_id, credential_ciphertext, credential_key_id, \
+         credential_state) VALUES ('openai', 'acct-1', $1, $2, 'active') RETURNING id",
+    )
+    .bind(&ciphertext)
+    .bind(&key_id)
+    .fetch_one(&pg.raw)
+    .await?;
+    match pg.store.read_credential(AccountId(id)).await?.slot {
+        CredentialSlot::Available(doc) => assert!(doc.expose_json().contains("tok-portable")),
+        other => panic!("the copied row opens: {other:?}"),
+    }
+    // Bound to the row's identity: the same ciphertext under another account id does not open.
+    sqlx::query("UPDATE provider_accounts SET external_account_id = 'acct-2'").execute(&pg.raw).await?;
+    let other = pg.reopen(Keyring::from_config(&t.key_config, &[])?).await?;
+    assert!(matches!(other.read_credential(AccountId(id)).await?.slot, CredentialSlot::Unreadable { .. }));
+    other.close().await;
+    pg.finish().await?;
+    t.finish().await
+}
+
+/// One writer: a write issued while a unit of work is open waits for it and then runs; readers
+/// are never blocked and see committed data only.
+#[tokio::test]
+async fn a_write_waits_for_the_open_unit_of_work_and_readers_see_committed_data_only() -> anyhow::Result<()> {
+    use gateway_admin::ports::GroupDirectory;
+    use gateway_core::domain::{QuotaFacts, QuotaRevision, QuotaState};
+    use gateway_core::ports::{QuotaStore, SnapshotSource};
+
+    let t = SqliteTestStore::new().await?;
+    let account = import(&t.store, "acct-1", "tok").await?.account_id;
+    let mut tx = t.store.begin().await?;
+    tx.create_group(&group("pending")).await?;
+    let store = t.store.clone();
+    let write = tokio::spawn(async move {
+        let facts = QuotaFacts { state: QuotaState::Allowed, windows: serde_json::json!([]), observed_at: None };
+        store.write_quota(account, QuotaRevision(0), facts).await
+    });
+    assert!(t.store.list_groups().await?.is_empty(), "the open unit of work is not visible");
+    let during = t.store.load_snapshot_facts().await?;
+    assert!(during.groups.is_empty() && during.accounts[0].quota_revision == QuotaRevision(0));
+    assert!(!write.is_finished(), "the single writer is held by the unit of work");
+    let receipt = tx.commit(audit("group.create", "group")).await?;
+    assert_eq!(write.await??, QuotaRevision(1), "the waiting write ran after the commit");
+    let after = t.store.load_snapshot_facts().await?;
+    assert_eq!((after.config_revision, after.groups.len()), (receipt.config_revision, 1));
+    assert_eq!(after.accounts[0].quota_revision, QuotaRevision(1));
     t.finish().await
 }
