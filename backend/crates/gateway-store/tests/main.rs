@@ -10,3 +10,4 @@ mod postgres;
 mod redis;
 mod sqlite;
 mod storage_contract;
+mod transfer;
