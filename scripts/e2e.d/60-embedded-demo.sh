@@ -17,7 +17,7 @@ SWITCHBOARD_DATABASE_URL=postgres://127.0.0.1:9/none SWITCHBOARD_REDIS_URL=redis
   SWITCHBOARD_TEST_DATABASE_URL=postgres://127.0.0.1:9/none SWITCHBOARD_TEST_REDIS_URL=redis://127.0.0.1:9 \
   "$REPO/scripts/run" --demo >"$out" 2>"$WORK/run.err" &
 run_pid=$!
-trap 'kill "$run_pid" 2>/dev/null; wait "$run_pid" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill "$run_pid" 2>/dev/null || true; wait "$run_pid" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 for _ in $(seq 1 1800); do   # the first build may take minutes
   grep -q '^  It answered:' "$out" 2>/dev/null && break
@@ -50,3 +50,9 @@ echo 'request_max_retries = 0' >>"$home/config.toml"
   </dev/null >"$home/stdout.log" 2>"$home/stderr.log") || fail "codex exec failed: $(tail -n 20 "$home/stderr.log")"
 [[ "$(cat "$home/last.txt")" == "hello from the embedded demo" ]] || fail "codex answered: $(cat "$home/last.txt")"
 echo "ok - codex exec through the demo gateway (embedded mode) answers"
+
+# Stopping scripts/run stops what it started.
+kill "$run_pid"; wait "$run_pid" 2>/dev/null || true
+for _ in $(seq 1 100); do curl -s -o /dev/null "$url/healthz" || break; sleep 0.2; done
+if curl -s -o /dev/null "$url/healthz"; then fail "the gateway still answers after scripts/run was stopped"; fi
+echo "ok - stopping scripts/run stops the gateway it started"
