@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# PostgreSQL and Redis for the test and run scripts.
+# PostgreSQL and Redis for the test and benchmark scripts.
 #
 # ensure_postgres / ensure_redis export SWITCHBOARD_TEST_DATABASE_URL / SWITCHBOARD_TEST_REDIS_URL:
 #   1. the variable if already set (checked to answer),
@@ -7,7 +7,7 @@
 #   3. else a throwaway server started from the system binaries on a free port, stopped at exit,
 #   4. else fail, naming the packages to install.
 # SB_LOCAL_POSTGRES_URL / SB_LOCAL_REDIS_URL override the local addresses of step 2.
-# Persistent mode (SB_SERVICES_DIR set, used by scripts/run): step 3 keeps its data there and
+# Persistent mode (SB_SERVICES_DIR set, used by scripts/bench): step 3 keeps its data there and
 # leaves the servers running.
 
 SB_STOP_ACTIONS=()

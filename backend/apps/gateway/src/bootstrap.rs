@@ -1,12 +1,13 @@
 //! Wiring: builds every part from the configuration and hands them to the host. The only place
-//! that names concrete implementations (PostgreSQL, Redis, the providers).
+//! that names concrete implementations (PostgreSQL, Redis, SQLite, the in-process coordination,
+//! the providers).
 
 mod accounts;
 mod admin;
 mod data_plane;
 mod probes;
 mod recovery;
-mod storage;
+pub mod storage;
 mod updates;
 
 use std::sync::Arc;
@@ -18,8 +19,9 @@ use gateway_host::{
 };
 
 pub use accounts::Accounts;
+pub use admin::PASSWORD_FILE;
 pub use data_plane::{check_provider_settings, invalid_setting, openai_settings};
-pub use storage::{Storage, open as open_storage, open_postgres};
+pub use storage::{Facts, Mode, Role, Storage, open as open_storage, open_postgres};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -37,15 +39,15 @@ pub enum StartError {
 }
 
 /// `switchboard migrate`: applies pending migrations and verifies the applied ones.
-pub async fn migrate(config: Config) -> Result<(), StartError> {
+pub async fn migrate(mut config: Config) -> Result<(), StartError> {
     logging::init(&config.log)?;
-    let report = storage::migrate_only(&config).await?;
+    let report = storage::migrate_only(&mut config).await?;
     println!("{report}");
     Ok(())
 }
 
 /// `switchboard serve`: runs until SIGINT/SIGTERM, drains, stops the workers.
-pub async fn serve(config: Config) -> Result<(), StartError> {
+pub async fn serve(mut config: Config) -> Result<(), StartError> {
     logging::init(&config.log)?;
     let shutdown = Shutdown::new(Duration::from_secs(config.server.drain_timeout_seconds));
     let mut workers = WorkerRuntime::new(
@@ -53,7 +55,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         Duration::from_millis(config.workers.restart_backoff_max_ms),
     );
 
-    let storage = storage::open(&config).await?;
+    let storage = storage::open(&mut config, Role::Server).await?;
     // Bound first: the default replica name carries the port, unique on this host.
     let listener = gateway_host::serve::bind(config.server.listen)
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
@@ -79,6 +81,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
         version = gateway_host::build_info::version(),
         url = %format!("http://{local}"),
         replica = %recovery.runner.replica,
+        mode = ?storage.mode,
         boot = %recovery.runner.boot,
         "switchboard listening"
     );

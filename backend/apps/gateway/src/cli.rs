@@ -1,4 +1,4 @@
-//! Command-line interface: `switchboard [serve|version] [--config FILE]`.
+//! Command-line interface: `switchboard [COMMAND] [--config FILE]` (`serve` by default).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,6 +67,17 @@ pub enum Command {
         /// Longest wait for the answer.
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=60))]
         timeout_seconds: u64,
+    },
+    /// Print where this configuration's instance lives (mode, URL, data directory, admin
+    /// password file, database, master key file) as `name=value` lines; opens nothing.
+    Instance,
+    /// Copy this embedded install (SQLite) into a new, empty PostgreSQL database, comparing the
+    /// rows of every table; the server must be stopped. Then run with `database.url` set to it,
+    /// `redis.url`, and the same master key (docs/deployment.md, "Moving up").
+    MigrateStore {
+        /// The target database, `postgres://…` (migrated here; must hold no data yet).
+        #[arg(long = "to", value_name = "URL")]
+        to: String,
     },
     /// Print the version and exit.
     Version,
@@ -230,6 +241,8 @@ pub fn main() -> ExitCode {
             };
             match command {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
+                Command::Instance => run(async move { commands::instance::describe(&config) }),
+                Command::MigrateStore { to } => run(commands::migrate_store::run(config, to)),
                 Command::Healthcheck { timeout_seconds } => {
                     run(commands::healthcheck::check(config, std::time::Duration::from_secs(timeout_seconds)))
                 }
@@ -315,7 +328,7 @@ pub fn parse_usd(text: &str) -> Result<NanoUsd, String> {
 
 /// Key ids name the key in each ciphertext: `k` + the creation date + 4 random hex digits (two
 /// keys made the same day must differ: a keyring refuses a duplicate id).
-fn default_key_id() -> String {
+pub(crate) fn default_key_id() -> String {
     let now = time::OffsetDateTime::now_utc();
     let suffix: u16 = rand::random();
     format!("k{:04}{:02}{:02}-{suffix:04x}", now.year(), u8::from(now.month()), now.day())

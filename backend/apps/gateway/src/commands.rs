@@ -4,6 +4,8 @@
 
 pub mod admin_users;
 pub mod healthcheck;
+pub mod instance;
+pub mod migrate_store;
 pub mod secrets;
 
 use std::io::Read;
@@ -13,14 +15,14 @@ use gateway_admin::account_import::import_accounts;
 use gateway_admin::accounts::export_accounts;
 use gateway_admin::audit::AuditActor;
 use gateway_admin::client_keys::{KeySpec, create_key, create_keys};
-use gateway_admin::ports::AccountDirectory;
 use gateway_core::credential_import::CredentialImporter;
 use gateway_core::domain::{ClientKeyLimits, GroupId};
 use gateway_core::snapshot::resolve_account_state;
 use gateway_host::Config;
 use provider_openai::OpenAiProvider;
 
-use crate::bootstrap::{StartError, invalid_setting, open_postgres, openai_settings};
+use crate::bootstrap::{Facts, StartError, invalid_setting, openai_settings};
+use instance::open_facts;
 
 /// The owner of the pending logins the command line starts.
 const CLI_OWNER: &str = "cli";
@@ -33,24 +35,21 @@ fn failed(error: impl std::fmt::Display) -> StartError {
     StartError::Wiring(error.to_string())
 }
 
-async fn importer(
-    config: &Config,
-    store: &Arc<gateway_store::postgres::PgStore>,
-) -> Result<Arc<OpenAiProvider>, StartError> {
+async fn importer(config: &Config, store: &Arc<dyn Facts>) -> Result<Arc<OpenAiProvider>, StartError> {
     OpenAiProvider::new(&openai_settings(config), store.clone())
         .map(Arc::new)
         .map_err(|e| StartError::Config(invalid_setting(e)))
 }
 
 /// `switchboard account import FILE|-`
-pub async fn account_import(config: Config, file: String) -> Result<(), StartError> {
+pub async fn account_import(mut config: Config, file: String) -> Result<(), StartError> {
     let mut input = Vec::new();
     if file == "-" {
         std::io::stdin().read_to_end(&mut input).map_err(failed)?;
     } else {
         input = std::fs::read(&file).map_err(|e| failed(format!("cannot read {file}: {e}")))?;
     }
-    let store = open_postgres(&config).await?;
+    let store = open_facts(&mut config).await?;
     let importer = importer(&config, &store).await?;
     let report = import_accounts(store.as_ref(), importer.as_ref(), actor(), &input).await.map_err(failed)?;
     store.close().await;
@@ -71,8 +70,8 @@ pub async fn account_import(config: Config, file: String) -> Result<(), StartErr
 }
 
 /// `switchboard account list`
-pub async fn account_list(config: Config) -> Result<(), StartError> {
-    let store = open_postgres(&config).await?;
+pub async fn account_list(mut config: Config) -> Result<(), StartError> {
+    let store = open_facts(&mut config).await?;
     let accounts = store.list_accounts().await.map_err(failed)?;
     let now = time::OffsetDateTime::now_utc();
     println!(
@@ -97,11 +96,11 @@ pub async fn account_list(config: Config) -> Result<(), StartError> {
 }
 
 /// `switchboard account export --yes-export-secrets [FILE]`
-pub async fn account_export(config: Config, confirmed: bool, file: Option<String>) -> Result<(), StartError> {
+pub async fn account_export(mut config: Config, confirmed: bool, file: Option<String>) -> Result<(), StartError> {
     if !confirmed {
         return Err(failed("the export holds live tokens: confirm with --yes-export-secrets"));
     }
-    let store = open_postgres(&config).await?;
+    let store = open_facts(&mut config).await?;
     let importers: Vec<Arc<dyn CredentialImporter>> = vec![importer(&config, &store).await?];
     let bundle = export_accounts(store.as_ref(), store.as_ref(), &importers, actor(), &[]).await.map_err(failed)?;
     let text = serde_json::to_string_pretty(&bundle).map_err(failed)?;
@@ -135,8 +134,8 @@ pub struct KeyOptions {
 }
 
 /// `switchboard key create NAME`: prints the plaintext key once, on stdout.
-pub async fn key_create(config: Config, options: KeyOptions) -> Result<(), StartError> {
-    let store = open_postgres(&config).await?;
+pub async fn key_create(mut config: Config, options: KeyOptions) -> Result<(), StartError> {
+    let store = open_facts(&mut config).await?;
     let spec = KeySpec {
         name: options.name,
         expires_at: options.expires_days.map(|d| time::OffsetDateTime::now_utc() + time::Duration::days(i64::from(d))),
@@ -163,9 +162,8 @@ pub async fn key_create(config: Config, options: KeyOptions) -> Result<(), Start
 }
 
 /// `switchboard settings show`
-pub async fn settings_show(config: Config) -> Result<(), StartError> {
-    use gateway_admin::ports::RuntimeSettingsReader;
-    let store = open_postgres(&config).await?;
+pub async fn settings_show(mut config: Config) -> Result<(), StartError> {
+    let store = open_facts(&mut config).await?;
     let (revision, settings) = store.read_runtime_settings().await.map_err(failed)?;
     let mut value = serde_json::to_value(&settings).map_err(failed)?;
     value["configRevision"] = serde_json::json!(revision.0);
@@ -176,10 +174,9 @@ pub async fn settings_show(config: Config) -> Result<(), StartError> {
 
 /// `switchboard settings set name=value …`: names as `settings show` prints them; values are
 /// JSON (numbers, strings, objects) or bare strings.
-pub async fn settings_set(config: Config, assignments: Vec<String>) -> Result<(), StartError> {
+pub async fn settings_set(mut config: Config, assignments: Vec<String>) -> Result<(), StartError> {
     use gateway_admin::audit::AuditEntry;
-    use gateway_admin::ports::{RuntimeSettingsReader, UnitOfWork};
-    let store = open_postgres(&config).await?;
+    let store = open_facts(&mut config).await?;
     let (_, settings) = store.read_runtime_settings().await.map_err(failed)?;
     let mut value = serde_json::to_value(&settings).map_err(failed)?;
     let mut changed = serde_json::Map::new();
@@ -213,10 +210,9 @@ pub async fn settings_set(config: Config, assignments: Vec<String>) -> Result<()
 }
 
 /// `switchboard account update ID [--enable|--disable] [--weight N] [--cap N|--cap-default]`
-pub async fn account_update(config: Config, id: i64, update: SchedulingUpdate) -> Result<(), StartError> {
+pub async fn account_update(mut config: Config, id: i64, update: SchedulingUpdate) -> Result<(), StartError> {
     use gateway_admin::audit::AuditEntry;
-    use gateway_admin::ports::UnitOfWork;
-    let store = open_postgres(&config).await?;
+    let store = open_facts(&mut config).await?;
     let account = store.get_account(gateway_core::domain::AccountId(id)).await.map_err(failed)?;
     let mut scheduling = account.scheduling.clone();
     if let Some(enabled) = update.enabled {
@@ -263,18 +259,18 @@ pub struct LoginOptions {
 
 /// `switchboard account login [--device] [--account ID]`: the addresses and codes go to
 /// standard error (prompts), the result line to standard output.
-pub async fn account_login(config: Config, options: LoginOptions) -> Result<(), StartError> {
+pub async fn account_login(mut config: Config, options: LoginOptions) -> Result<(), StartError> {
     use gateway_admin::oauth::{DeviceLoginPoll, OAuthLogins, OAuthOwner};
     use gateway_core::domain::{AccountId, ProviderKind};
     use gateway_core::oauth_login::OAuthLogin;
 
-    let storage = crate::bootstrap::open_storage(&config).await?;
-    let provider = OpenAiProvider::new(&openai_settings(&config), storage.postgres.clone()).map_err(failed)?;
+    let storage = instance::open(&mut config).await?;
+    let provider = OpenAiProvider::new(&openai_settings(&config), storage.facts.clone()).map_err(failed)?;
     let logins = OAuthLogins::new(
         vec![Arc::new(provider.oauth()) as Arc<dyn OAuthLogin>],
         storage.coordination.clone(),
-        storage.postgres.clone(),
-        storage.postgres.clone(),
+        storage.facts.clone(),
+        storage.facts.clone(),
     );
     let owner = OAuthOwner(CLI_OWNER.to_owned());
     let target = options.account.map(AccountId);

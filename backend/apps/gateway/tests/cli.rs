@@ -4,4 +4,5 @@
 mod config_errors;
 mod healthcheck;
 mod key_options;
+mod master_key_guard;
 mod secrets_reseal;

@@ -9,6 +9,7 @@ mod continuation;
 mod dashboard;
 mod data_plane;
 mod deploy;
+mod embedded;
 mod gateway;
 mod health;
 mod migration_manifest;

@@ -124,3 +124,32 @@ fn a_manifest_that_shrank_in_history_fails() {
     assert!(!ok);
     assert!(out.contains("frozen entries were removed or changed"), "{out}");
 }
+
+/// The SQLite directory has its own manifest under the same rules, and cannot be dropped.
+#[test]
+fn the_sqlite_directory_is_checked_and_cannot_be_removed() {
+    let repo = Repo::new("sqlite");
+    repo.freeze("0001_initial.sql", "create table a (id int);\n");
+    std::fs::create_dir_all(repo.0.join("migrations/sqlite")).expect("mkdir");
+    repo.write("migrations/sqlite/0001_initial.sql", "create table a (id integer);\n");
+    let (ok, out) = repo.check();
+    assert!(!ok, "an unfrozen SQLite directory fails: {out}");
+    assert!(out.contains("migrations/sqlite/.frozen-sha256 is missing"), "{out}");
+    let out = Command::new("sha256sum")
+        .arg("0001_initial.sql")
+        .current_dir(repo.0.join("migrations/sqlite"))
+        .output()
+        .expect("sha256sum");
+    repo.write("migrations/sqlite/.frozen-sha256", &String::from_utf8_lossy(&out.stdout));
+    repo.commit("both");
+    let (ok, out) = repo.check();
+    assert!(ok, "{out}");
+    assert!(out.contains("migrations/sqlite: 1 frozen"), "{out}");
+    repo.write("migrations/sqlite/0001_initial.sql", "create table a (id text);\n");
+    let (ok, out) = repo.check();
+    assert!(!ok);
+    assert!(out.contains("migrations/sqlite/0001_initial.sql was edited"), "{out}");
+    std::fs::remove_dir_all(repo.0.join("migrations/sqlite")).expect("rm");
+    let (ok, out) = repo.check();
+    assert!(!ok, "a removed SQLite directory fails: {out}");
+}

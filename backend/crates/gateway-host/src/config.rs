@@ -52,8 +52,10 @@ pub struct ServerConfig {
     /// This replica's stable name across restarts (its successor takes over what a crashed
     /// process left); not set: `<hostname>:<listen port>`.
     pub replica_name: Option<String>,
-    /// Directory for the files the gateway writes itself (the generated first-admin password);
-    /// relative paths are relative to the working directory. Created (mode 0700) when needed.
+    /// Directory for the files the gateway writes itself (the generated first-admin password,
+    /// the self-update state; in the embedded mode also the SQLite file, the master key and the
+    /// serving lock); relative paths are relative to the working directory. Default `.runtime`.
+    /// Created (mode 0700) when needed.
     pub data_dir: PathBuf,
     /// A request's head must be complete this long after the connection opened or (HTTP/1.1)
     /// after the previous response ended; a connection that starts no request in this time is
@@ -75,7 +77,7 @@ impl Default for ServerConfig {
             request_body_limit_bytes: 32 * 1024 * 1024,
             worker_threads: 0,
             replica_name: None,
-            data_dir: PathBuf::from("data"),
+            data_dir: PathBuf::from(".runtime"),
             header_read_timeout_seconds: 10,
             body_read_timeout_seconds: 30,
             keep_alive_idle_timeout_seconds: 60,

@@ -13,3 +13,5 @@ pub mod dns;
 pub mod memory;
 pub mod postgres;
 pub mod redis;
+pub mod sqlite;
+pub mod transfer;

@@ -1,5 +1,6 @@
 //! The one integration-test binary of gateway-store; modules mirror `src/`.
-//! PostgreSQL tests each run in their own schema (`test_support::TestDatabase`).
+//! PostgreSQL tests each run in their own schema (`test_support::TestDatabase`), SQLite tests in
+//! their own temporary directory; `storage_contract` runs against both.
 
 mod coordination_contract;
 mod coordination_values;
@@ -7,3 +8,6 @@ mod crypto;
 mod memory;
 mod postgres;
 mod redis;
+mod sqlite;
+mod storage_contract;
+mod transfer;

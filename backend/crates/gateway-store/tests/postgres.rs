@@ -1,10 +1,8 @@
 mod accounts;
 mod admin_transaction;
-mod backups;
+mod contract;
 mod credentials;
 mod key_rotation;
 mod migrations;
-mod ops_events;
 mod requests;
-mod snapshot;
-mod test_store;
+pub mod test_store;

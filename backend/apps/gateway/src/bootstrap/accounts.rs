@@ -46,7 +46,7 @@ pub fn build(
     quota: Arc<QuotaRecorder>,
     workers: &mut WorkerRuntime,
 ) -> Result<Accounts, StartError> {
-    let store = storage.postgres.clone();
+    let store = storage.facts.clone();
     let leases: Arc<dyn Leases> = storage.coordination.clone();
     let replica = ReplicaId::random();
     let invalid = |key: &str, e: &dyn std::fmt::Display| StartError::Config(ConfigError::invalid(key, &e.to_string()));

@@ -29,7 +29,7 @@ pub fn ports(
     accounts: &Accounts,
     updates: &Updater,
 ) -> Result<AdminPorts, StartError> {
-    let store = storage.postgres.clone();
+    let store = storage.facts.clone();
     let redis = storage.coordination.clone();
     let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
         .map_err(|e| StartError::Wiring(format!("openai importer: {e}")))?;

@@ -118,7 +118,7 @@ pub async fn build(
     shutdown: &Shutdown,
     runner: Runner,
 ) -> Result<DataPlane, StartError> {
-    let store = storage.postgres.clone();
+    let store = storage.facts.clone();
 
     // The snapshot: loaded once before serving, then reconciled by a worker.
     let snapshots = SnapshotHolder::new(RuntimeSnapshot::empty());
@@ -183,7 +183,6 @@ pub async fn build(
                 let store = store.clone();
                 let settings = snapshots.current().settings.clone();
                 Box::pin(async move {
-                    use gateway_core::ports::{OpsEventLog, RequestLog};
                     let now = time::OffsetDateTime::now_utc();
                     let requests_cutoff = now - time::Duration::days(i64::from(settings.request_retention_days));
                     let ops_cutoff = now - time::Duration::days(i64::from(settings.ops_event_retention_days));

@@ -1,25 +1,24 @@
 //! Readiness probes. The replica cannot serve without Redis (coordination fails closed) or a
-//! loaded routing snapshot: those take it out of rotation. PostgreSQL is not on the request
-//! path (the snapshot is in memory, observations are queued and retried): an outage makes the
-//! replica `degraded`, not unready (`docs/operations.md`).
+//! loaded routing snapshot: those take it out of rotation. The database (PostgreSQL, or SQLite
+//! in the embedded mode) is not on the request path (the snapshot is in memory, observations
+//! are queued and retried): an outage makes the replica `degraded`, not unready
+//! (`docs/operations.md`). The in-process coordination of the embedded mode has no probe.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use gateway_core::snapshot::SnapshotHolder;
 use gateway_host::{ProbeRole, ReadinessProbe};
-use gateway_store::postgres::PgStore;
-use gateway_store::redis::RedisCoordination;
 use serde_json::{Map, Value, json};
 
-use super::Storage;
+use super::{Facts, Storage};
 
-struct Postgres(Arc<PgStore>);
+struct Database(Arc<dyn Facts>);
 
 #[async_trait]
-impl ReadinessProbe for Postgres {
+impl ReadinessProbe for Database {
     fn name(&self) -> &str {
-        "postgres"
+        self.0.kind()
     }
 
     fn role(&self) -> ProbeRole {
@@ -27,20 +26,7 @@ impl ReadinessProbe for Postgres {
     }
 
     async fn check(&self) -> Result<(), String> {
-        self.0.ping().await.map_err(|e| e.to_string())
-    }
-}
-
-struct Redis(Arc<RedisCoordination>);
-
-#[async_trait]
-impl ReadinessProbe for Redis {
-    fn name(&self) -> &str {
-        "redis"
-    }
-
-    async fn check(&self) -> Result<(), String> {
-        self.0.ping().await.map_err(|e| e.to_string())
+        self.0.ping().await
     }
 }
 
@@ -72,9 +58,8 @@ impl ReadinessProbe for Snapshot {
 }
 
 pub fn for_storage(storage: &Storage, snapshots: &SnapshotHolder) -> Vec<Arc<dyn ReadinessProbe>> {
-    vec![
-        Arc::new(Snapshot(snapshots.clone())),
-        Arc::new(Redis(storage.coordination.clone())),
-        Arc::new(Postgres(storage.postgres.clone())),
-    ]
+    let mut probes: Vec<Arc<dyn ReadinessProbe>> = vec![Arc::new(Snapshot(snapshots.clone()))];
+    probes.extend(storage.coordination_probe.clone());
+    probes.push(Arc::new(Database(storage.facts.clone())));
+    probes
 }

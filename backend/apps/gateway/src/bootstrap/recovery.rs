@@ -58,12 +58,8 @@ pub fn build(
     workers: &mut WorkerRuntime,
 ) -> Result<Recovery, StartError> {
     let held = HeldSlots::new(storage.coordination.clone(), runner.boot);
-    let requests = Arc::new(RequestRecovery::new(
-        storage.postgres.clone(),
-        storage.coordination.clone(),
-        runner.boot,
-        ttl * 2 / 5,
-    ));
+    let requests =
+        Arc::new(RequestRecovery::new(storage.facts.clone(), storage.coordination.clone(), runner.boot, ttl * 2 / 5));
     let period = ttl / 3;
     let heartbeat = {
         let (held, coordination) = (held.clone(), storage.coordination.clone());

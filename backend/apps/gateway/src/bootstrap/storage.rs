@@ -1,81 +1,97 @@
-//! Opening PostgreSQL (with the secrets keyring, migrated and verified) and Redis.
+//! Opening the storage of the configured mode (SPEC.md §1): **production** when
+//! `database.url` is set (PostgreSQL for facts, Redis for coordination), **embedded** otherwise
+//! (a SQLite file and the in-process coordination under `server.data_dir`, one process).
+//! `serve` and every command open it the same way, so they find the same data (decision 0186).
+
+mod data_dir;
+mod embedded;
+mod ports;
+mod production;
 
 use std::sync::Arc;
 
-use gateway_host::{Config, ConfigError};
-use gateway_store::crypto::Keyring;
-use gateway_store::postgres::{self, PgStore};
-use gateway_store::redis::{RedisCoordination, RedisSettings};
+use gateway_host::{Config, ReadinessProbe};
 
 use super::StartError;
 
-/// The production storage: PostgreSQL for facts, Redis for coordination.
+pub use data_dir::{DATABASE_FILE, DataDirLock, LOCK_FILE, MASTER_KEY_FILE, is_served};
+pub use ports::{Coordination, Facts};
+pub use production::open_postgres;
+
+/// Which of the two ways to run this configuration selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Production,
+    Embedded,
+}
+
+impl Mode {
+    pub fn of(config: &Config) -> Self {
+        if config.database.url.is_some() { Self::Production } else { Self::Embedded }
+    }
+}
+
+/// Who opens the storage: the serving process takes the embedded data directory for itself;
+/// commands share it with a running server (SQLite allows that; the server's snapshot
+/// reconciliation picks their changes up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Server,
+    Command,
+}
+
 pub struct Storage {
-    pub postgres: Arc<PgStore>,
-    pub coordination: Arc<RedisCoordination>,
+    pub mode: Mode,
+    pub facts: Arc<dyn Facts>,
+    pub coordination: Arc<dyn Coordination>,
+    /// The coordination's readiness probe (Redis); the in-process coordination needs none.
+    pub coordination_probe: Option<Arc<dyn ReadinessProbe>>,
+    /// The embedded data directory, held while this process serves.
+    pub lock: Option<DataDirLock>,
 }
 
 impl Storage {
     pub async fn close(&self) {
-        self.postgres.close().await;
+        self.facts.close().await;
     }
 }
 
-fn database_url(config: &Config) -> Result<&str, StartError> {
-    config.database.url.as_deref().ok_or_else(|| {
-        StartError::Config(ConfigError::invalid(
-            "database.url",
-            "is required: the embedded mode (SQLite, no services) is not built yet; scripts/run sets up PostgreSQL and Redis",
-        ))
-    })
-}
-
-async fn connect_postgres(config: &Config) -> Result<PgStore, StartError> {
-    postgres::connect(database_url(config)?, config.database.max_connections)
-        .await
-        .map_err(|e| StartError::Storage(e.to_string()))
-}
-
-fn describe(report: &postgres::MigrationReport) -> String {
-    if report.applied.is_empty() {
-        format!("migrations up to date ({} verified)", report.verified)
-    } else {
-        format!("applied {} ({} verified)", report.applied.join(", "), report.verified)
+/// Opens the storage `config` selects. In the embedded mode this first settles the data
+/// directory (created 0700) and the master key (generated on the first start, then read from
+/// `master.key`), writing the key into `config` so everything after uses the same one.
+pub async fn open(config: &mut Config, role: Role) -> Result<Storage, StartError> {
+    match Mode::of(config) {
+        Mode::Production => production::open(config).await,
+        Mode::Embedded => embedded::open(config, role).await,
     }
 }
 
-/// `switchboard migrate`.
-pub async fn migrate_only(config: &Config) -> Result<String, StartError> {
-    let store = connect_postgres(config).await?;
-    let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
-    store.close().await;
-    Ok(describe(&report))
+/// Settles the embedded data directory and master key (no-op in production mode), for code
+/// that needs the configuration complete before opening the storage.
+pub fn prepare(config: &mut Config) -> Result<(), StartError> {
+    if Mode::of(config) == Mode::Embedded {
+        data_dir::ensure(&config.server.data_dir)?;
+        data_dir::resolve_master_key(config)?;
+    }
+    Ok(())
 }
 
-/// PostgreSQL with the secrets keyring, migrated and verified (commands and `serve`).
-pub async fn open_postgres(config: &Config) -> Result<Arc<PgStore>, StartError> {
-    database_url(config)?;
+/// `switchboard migrate`: applies pending migrations and verifies the applied ones.
+pub async fn migrate_only(config: &mut Config) -> Result<String, StartError> {
+    match Mode::of(config) {
+        Mode::Production => production::migrate_only(config).await,
+        Mode::Embedded => embedded::migrate_only(config).await,
+    }
+}
+
+pub fn keyring(config: &Config) -> Result<gateway_store::crypto::Keyring, StartError> {
+    use gateway_host::ConfigError;
     let master_key = config.secrets.master_key.as_deref().ok_or_else(|| {
         StartError::Config(ConfigError::invalid(
             "secrets.master_key",
             "is required with a database (generate one with `switchboard master-key`)",
         ))
     })?;
-    let keyring = Keyring::from_config(master_key, &config.secrets.retired_master_keys)
-        .map_err(|e| StartError::Config(ConfigError::invalid("secrets.master_key", &e.to_string())))?;
-    let store = connect_postgres(config).await?.with_keyring(keyring);
-    let report = store.migrate().await.map_err(|e| StartError::Storage(e.to_string()))?;
-    tracing::info!(report = %describe(&report), "database migrations verified");
-    Ok(Arc::new(store))
-}
-
-pub async fn open(config: &Config) -> Result<Storage, StartError> {
-    let postgres = open_postgres(config).await?;
-    let redis_url =
-        config.redis.url.clone().ok_or_else(|| {
-            StartError::Config(ConfigError::invalid("redis.url", "is required when database.url is set"))
-        })?;
-    let coordination = RedisCoordination::new(RedisSettings::new(redis_url, config.redis.key_prefix.clone()))
-        .map_err(|e| StartError::Config(ConfigError::invalid("redis.url", &e.to_string())))?;
-    Ok(Storage { postgres, coordination: Arc::new(coordination) })
+    gateway_store::crypto::Keyring::from_config(master_key, &config.secrets.retired_master_keys)
+        .map_err(|e| StartError::Config(ConfigError::invalid("secrets.master_key", &e.to_string())))
 }

@@ -7,11 +7,11 @@ use gateway_admin::audit::AuditActor;
 use gateway_admin::password_reset::reset_password;
 use gateway_host::Config;
 
-use crate::bootstrap::{StartError, open_storage};
+use crate::bootstrap::{Mode, StartError};
 
 /// Reads the new password from the first line of standard input (`from_stdin`) or generates
 /// one and prints it once on standard output; ends every session of that admin.
-pub async fn reset(config: Config, username: String, from_stdin: bool) -> Result<(), StartError> {
+pub async fn reset(mut config: Config, username: String, from_stdin: bool) -> Result<(), StartError> {
     let chosen = if from_stdin {
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line).map_err(|e| StartError::Wiring(e.to_string()))?;
@@ -19,13 +19,17 @@ pub async fn reset(config: Config, username: String, from_stdin: bool) -> Result
     } else {
         None
     };
-    let storage = open_storage(&config).await?;
+    let storage = super::instance::open(&mut config).await?;
     let actor = AuditActor { user_id: None, name: "cli".to_owned() };
-    let store = storage.postgres.as_ref();
+    let store = storage.facts.as_ref();
     let done = reset_password(store, store, storage.coordination.as_ref(), actor, &username, chosen.as_deref()).await;
     storage.close().await;
     let done = done.map_err(|e| StartError::Wiring(format!("cannot reset the password of `{username}`: {e}")))?;
     let sessions = match &done.sessions_ended {
+        // The embedded mode keeps sessions in the serving process's memory, out of reach.
+        Ok(_) if storage.mode == Mode::Embedded && crate::bootstrap::storage::is_served(&config.server.data_dir) => {
+            "sessions in the running server end when it restarts (embedded mode: restart it now)".to_owned()
+        }
         Ok(count) => format!("{count} session(s) ended"),
         Err(err) => format!("its sessions could NOT be ended ({err}); they end at their expiry"),
     };

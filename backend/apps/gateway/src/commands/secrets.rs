@@ -3,17 +3,17 @@
 use gateway_host::Config;
 use gateway_store::postgres::SealedKind;
 
-use crate::bootstrap::{StartError, open_postgres};
+use crate::bootstrap::StartError;
 
 /// Re-seals every sealed secret (account credentials, TOTP secrets, backup storage secrets)
 /// under `secrets.master_key`, `batch` rows per committed transaction, and prints the counts
 /// per kind. Safe to interrupt and to run again. Fails (exit 1) while anything is still sealed
 /// under another key, so a script does not drop the retired key too early.
-pub async fn reseal(config: Config, batch: u32) -> Result<(), StartError> {
-    let store = open_postgres(&config).await?;
+pub async fn reseal(mut config: Config, batch: u32) -> Result<(), StartError> {
+    let store = super::instance::open_facts(&mut config).await?;
     let mut remaining = 0;
     for kind in SealedKind::ALL {
-        let counts = store.reseal_kind(kind, batch).await.map_err(|e| StartError::Storage(e.to_string()))?;
+        let counts = store.reseal_kind(kind, batch).await.map_err(StartError::Storage)?;
         println!(
             "{}: {} resealed, {} unreadable, {} skipped, {} remaining",
             kind.as_str(),

@@ -74,14 +74,6 @@ fn a_missing_config_file_exits_2() {
     assert!(stderr_line(&output).contains("/nonexistent/switchboard.yaml"));
 }
 
-#[test]
-fn serving_without_a_database_names_the_missing_key() {
-    // The embedded mode (no services) is not built yet: production mode needs database.url.
-    let output = switchboard(&["serve"], &[("SWITCHBOARD_SERVER_LISTEN", "127.0.0.1:0")]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_line(&output).contains("`database.url`"));
-}
-
 /// Upstream URLs that pass a prefix check but that the upstream client cannot use, or that the
 /// SSRF guard refuses: `serve` must stop at start-up naming the key, not run with an upstream
 /// every call fails against (which cools every account down).

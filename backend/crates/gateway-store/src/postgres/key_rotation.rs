@@ -44,7 +44,7 @@ impl SealedKind {
         }
     }
 
-    fn column(self) -> &'static SealedColumn {
+    pub(crate) fn column(self) -> &'static SealedColumn {
         match self {
             Self::Credentials => &CREDENTIALS,
             Self::TotpSecrets => &TOTP_SECRETS,
@@ -87,11 +87,12 @@ impl ResealReport {
     }
 }
 
-/// One sealed column: where it lives and how its context is built.
-struct SealedColumn {
-    select: &'static str,
-    update: &'static str,
-    count: &'static str,
+/// One sealed column: where it lives and how its context is built. The statements are plain SQL
+/// that the SQLite adapter runs too (`sqlite::key_rotation`); only `context` reads a PostgreSQL row.
+pub(crate) struct SealedColumn {
+    pub(crate) select: &'static str,
+    pub(crate) update: &'static str,
+    pub(crate) count: &'static str,
     context: fn(&PgRow) -> Result<String, StorageError>,
 }
 
@@ -118,7 +119,7 @@ const TOTP_SECRETS: SealedColumn = SealedColumn {
 };
 
 const BACKUP_SECRETS: SealedColumn = SealedColumn {
-    select: "SELECT id::bigint AS id, credentials_key_id AS key_id, credentials_ciphertext AS ciphertext \
+    select: "SELECT CAST(id AS BIGINT) AS id, credentials_key_id AS key_id, credentials_ciphertext AS ciphertext \
              FROM backup_settings WHERE credentials_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
     update: "UPDATE backup_settings SET credentials_ciphertext = $2, credentials_key_id = $3 \
              WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
@@ -204,7 +205,7 @@ impl PgStore {
 }
 
 /// The row's secret sealed under the current key; `None` when no configured key opens it.
-fn reseal(
+pub(crate) fn reseal(
     keyring: &Keyring,
     kind: SealedKind,
     id: i64,

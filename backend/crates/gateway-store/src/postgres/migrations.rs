@@ -63,14 +63,14 @@ impl MigrationSet {
         &self.files
     }
 
-    fn file_name(&self, version: i64) -> String {
+    pub(crate) fn file_name(&self, version: i64) -> String {
         self.files
             .iter()
             .find(|file| file.version == version)
             .map_or_else(|| format!("version {version}"), |file| file.file_name.to_string())
     }
 
-    fn migrator(&self) -> Migrator {
+    pub(crate) fn migrator(&self) -> Migrator {
         let migrations = self
             .files
             .iter()

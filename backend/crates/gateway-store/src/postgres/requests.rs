@@ -233,7 +233,7 @@ fn full_record(start: &RequestStart, update: Option<&RequestUpdate>) -> Result<s
 /// Folds the updates of one batch into one per request, in order: later values win, a value a
 /// later update leaves out keeps the earlier one, the watermark is the highest seen, and once an
 /// update is terminal a later `running` one cannot reopen it.
-fn fold(updates: &[RequestUpdate]) -> Vec<RequestUpdate> {
+pub(crate) fn fold(updates: &[RequestUpdate]) -> Vec<RequestUpdate> {
     let mut folded: Vec<RequestUpdate> = Vec::with_capacity(updates.len());
     let mut index: std::collections::HashMap<RequestId, usize> =
         std::collections::HashMap::with_capacity(updates.len());

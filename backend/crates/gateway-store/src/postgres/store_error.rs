@@ -6,6 +6,8 @@ use gateway_core::ports::StorageError;
 pub enum StoreError {
     #[error("cannot connect to PostgreSQL: {0}")]
     Connect(String),
+    #[error("cannot open the SQLite database: {0}")]
+    Open(String),
     #[error(
         "migration {file} was applied to this database but its file has changed since (checksum \
          mismatch); applied migrations are frozen: restore the file and add a new migration instead"
@@ -37,7 +39,7 @@ pub enum StoreErrorKind {
 impl StoreError {
     pub fn kind(&self) -> StoreErrorKind {
         match self {
-            Self::Connect(_) => StoreErrorKind::Connect,
+            Self::Connect(_) | Self::Open(_) => StoreErrorKind::Connect,
             Self::MigrationModified { .. } => StoreErrorKind::MigrationModified,
             Self::MigrationUnknown { .. } => StoreErrorKind::MigrationUnknown,
             Self::MigrationDirty { .. } => StoreErrorKind::MigrationDirty,

@@ -1,0 +1,228 @@
+//! Administrators: [`AdminUsers`] reads, the last-login stamp, and the unit-of-work mutations
+//! (create, password, API key, TOTP).
+
+use async_trait::async_trait;
+use sqlx::SqliteConnection;
+use sqlx::sqlite::SqliteRow;
+use time::OffsetDateTime;
+
+use gateway_admin::admin_user::{
+    AdminApiKey, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
+};
+use gateway_admin::ports::AdminUsers;
+use gateway_core::ports::StorageError;
+
+use crate::crypto::{Keyring, SealedSecret};
+use crate::postgres::sealing::{open_totp, seal_totp};
+use crate::sqlite::SqliteStore;
+use crate::sqlite::error_mapping::storage_error;
+use crate::sqlite::values::{SqliteColumns, micros, now_micros};
+
+macro_rules! user_select {
+    () => {
+        "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
+         api_key_created_at, last_login_at, created_at FROM admin_users "
+    };
+}
+
+fn user_from_row(row: &SqliteRow) -> Result<AdminUserRecord, StorageError> {
+    Ok(AdminUserRecord {
+        id: AdminUserId(row.col("id")?),
+        username: row.col("username")?,
+        password_hash: row.col::<Option<String>>("password_hash")?.map(PasswordHash),
+        enabled: row.col("enabled")?,
+        totp_enabled: row.col::<Option<i64>>("totp_enabled_at")?.is_some(),
+        api_key_prefix: row.col("api_key_prefix")?,
+        api_key_created_at: row.opt_ts("api_key_created_at")?,
+        last_login_at: row.opt_ts("last_login_at")?,
+        created_at: row.ts("created_at")?,
+    })
+}
+
+#[async_trait]
+impl AdminUsers for SqliteStore {
+    async fn count_admin_users(&self) -> Result<u64, StorageError> {
+        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_users")
+            .fetch_one(self.reader())
+            .await
+            .map_err(storage_error)?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
+        let row = sqlx::query(concat!(user_select!(), "WHERE lower(username) = lower($1)"))
+            .bind(username)
+            .fetch_optional(self.reader())
+            .await
+            .map_err(storage_error)?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    async fn find_admin_by_api_key(&self, hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
+        let row = sqlx::query(concat!(user_select!(), "WHERE api_key_hash = $1"))
+            .bind(hash.as_slice())
+            .fetch_optional(self.reader())
+            .await
+            .map_err(storage_error)?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
+        let row = sqlx::query(concat!(user_select!(), "WHERE id = $1"))
+            .bind(id.0)
+            .fetch_optional(self.reader())
+            .await
+            .map_err(storage_error)?
+            .ok_or_else(|| StorageError::not_found("admin user", id))?;
+        user_from_row(&row)
+    }
+
+    async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
+        let rows = sqlx::query(concat!(user_select!(), "ORDER BY id"))
+            .fetch_all(self.reader())
+            .await
+            .map_err(storage_error)?;
+        rows.iter().map(user_from_row).collect()
+    }
+
+    async fn admin_totp_secret(&self, id: AdminUserId) -> Result<Option<TotpSecret>, StorageError> {
+        let row = sqlx::query("SELECT totp_secret_ciphertext, totp_key_id FROM admin_users WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(self.reader())
+            .await
+            .map_err(storage_error)?
+            .ok_or_else(|| StorageError::not_found("admin user", id))?;
+        let (Some(ciphertext), Some(key_id)) =
+            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
+        else {
+            return Ok(None);
+        };
+        open_totp(self.keyring()?, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
+    }
+
+    async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
+        sqlx::query("UPDATE admin_users SET last_login_at = $2 WHERE id = $1")
+            .bind(id.0)
+            .bind(micros(at))
+            .execute(self.writer())
+            .await
+            .map_err(storage_error)?;
+        Ok(())
+    }
+}
+
+pub(crate) async fn create_admin_user(
+    conn: &mut SqliteConnection,
+    user: &NewAdminUser,
+) -> Result<AdminUserId, StorageError> {
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO admin_users (username, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $3) \
+         RETURNING id",
+    )
+    .bind(&user.username)
+    .bind(user.password_hash.as_ref().map(|h| h.0.as_str()))
+    .bind(now_micros())
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(storage_error)?;
+    Ok(AdminUserId(id))
+}
+
+fn expect_row(rows: u64, id: AdminUserId) -> Result<(), StorageError> {
+    if rows == 0 { Err(StorageError::not_found("admin user", id)) } else { Ok(()) }
+}
+
+pub(crate) async fn set_password(
+    conn: &mut SqliteConnection,
+    id: AdminUserId,
+    hash: &PasswordHash,
+) -> Result<(), StorageError> {
+    let result = sqlx::query("UPDATE admin_users SET password_hash = $2, updated_at = $3 WHERE id = $1")
+        .bind(id.0)
+        .bind(&hash.0)
+        .bind(now_micros())
+        .execute(&mut *conn)
+        .await
+        .map_err(storage_error)?;
+    expect_row(result.rows_affected(), id)
+}
+
+pub(crate) async fn set_api_key(
+    conn: &mut SqliteConnection,
+    id: AdminUserId,
+    key: Option<&AdminApiKey>,
+) -> Result<(), StorageError> {
+    let now = now_micros();
+    let result = sqlx::query(
+        "UPDATE admin_users SET api_key_hash = $2, api_key_prefix = $3, api_key_created_at = $4, updated_at = $5 \
+         WHERE id = $1",
+    )
+    .bind(id.0)
+    .bind(key.map(|k| k.hash.to_vec()))
+    .bind(key.map(|k| k.prefix.as_str()))
+    .bind(key.map(|_| now))
+    .bind(now)
+    .execute(&mut *conn)
+    .await
+    .map_err(storage_error)?;
+    expect_row(result.rows_affected(), id)
+}
+
+fn missing_key() -> StorageError {
+    StorageError::Misconfigured("secrets.master_key is not configured".to_owned())
+}
+
+/// Pending: a new secret while TOTP is off (`Conflict` when it is on). Enable: the confirmed
+/// secret itself is written with the enabled time. Clear: both gone.
+pub(crate) async fn set_totp(
+    conn: &mut SqliteConnection,
+    keyring: Option<&Keyring>,
+    id: AdminUserId,
+    change: TotpChange<'_>,
+) -> Result<(), StorageError> {
+    let now = now_micros();
+    let query = match change {
+        TotpChange::Pending(secret) => {
+            let sealed = seal_totp(keyring.ok_or_else(missing_key)?, id.0, secret)?;
+            sqlx::query(
+                "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3, totp_enabled_at = NULL, \
+                 updated_at = $4 WHERE id = $1 AND totp_enabled_at IS NULL",
+            )
+            .bind(id.0)
+            .bind(sealed.ciphertext)
+            .bind(sealed.key_id)
+            .bind(now)
+        }
+        TotpChange::Enable(secret) => {
+            let sealed = seal_totp(keyring.ok_or_else(missing_key)?, id.0, secret)?;
+            sqlx::query(
+                "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3, totp_enabled_at = $4, \
+                 updated_at = $4 WHERE id = $1",
+            )
+            .bind(id.0)
+            .bind(sealed.ciphertext)
+            .bind(sealed.key_id)
+            .bind(now)
+        }
+        TotpChange::Clear => sqlx::query(
+            "UPDATE admin_users SET totp_secret_ciphertext = NULL, totp_key_id = NULL, totp_enabled_at = NULL, \
+             updated_at = $2 WHERE id = $1",
+        )
+        .bind(id.0)
+        .bind(now),
+    };
+    let result = query.execute(&mut *conn).await.map_err(storage_error)?;
+    if result.rows_affected() == 0 {
+        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM admin_users WHERE id = $1)")
+            .bind(id.0)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(storage_error)?;
+        return Err(if exists {
+            StorageError::Conflict { constraint: "admin_users_totp_enabled".to_owned() }
+        } else {
+            StorageError::not_found("admin user", id)
+        });
+    }
+    Ok(())
+}

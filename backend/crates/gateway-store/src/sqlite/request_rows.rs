@@ -1,0 +1,249 @@
+//! `model_requests` values: binding a start and an update, mapping a row back to
+//! [`ModelRequestRecord`].
+
+use sqlx::sqlite::{SqliteArguments, SqliteRow};
+
+use gateway_core::domain::{
+    AccountId, BootId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, ReplicaName,
+    RequestId, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage,
+};
+use gateway_core::ports::StorageError;
+
+use crate::postgres::column_values::{closed, opt_int4, opt_int8, opt_u32_of, u64_of};
+use crate::postgres::error_mapping::corrupt;
+use crate::sqlite::values::{SqliteColumns, micros, now_micros, opt_micros};
+
+type Query<'q> = sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments>;
+
+macro_rules! request_select {
+    () => {
+        "SELECT m.id, m.client_key_id, m.provider, m.account_id, m.requested_model, m.upstream_model, m.operation, \
+         m.transport, m.stream, m.status, m.send_state, m.http_status, m.error_code, m.attempts, m.input_tokens, \
+         m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, m.total_tokens, m.cost_nano_usd, \
+         m.service_tier, m.client_response_id, m.upstream_response_id, m.routing_scope, m.routing_groups, \
+         m.started_at, m.deadline_at, m.downstream_committed_at, m.finished_at, m.connect_ms, m.headers_ms, \
+         m.first_event_ms, m.first_token_ms, m.total_ms, m.replica_name, m.boot_id FROM model_requests m "
+    };
+}
+pub(crate) use request_select;
+
+/// An update's values as bound ($1..$26).
+pub(crate) struct UpdateBinds {
+    id: uuid::Uuid,
+    status: &'static str,
+    send_state: &'static str,
+    provider: Option<&'static str>,
+    account_id: Option<i64>,
+    upstream_model: Option<String>,
+    http_status: Option<i64>,
+    error_code: Option<String>,
+    attempts: Option<String>,
+    tokens: [Option<i64>; 5],
+    cost_nano_usd: Option<i64>,
+    service_tier: Option<String>,
+    client_response_id: Option<Vec<u8>>,
+    upstream_response_id: Option<Vec<u8>>,
+    downstream_committed_at: Option<i64>,
+    finished_at: Option<i64>,
+    latency: [Option<i32>; 5],
+    now: i64,
+}
+
+impl UpdateBinds {
+    pub(crate) fn of(update: &RequestUpdate) -> Result<Self, StorageError> {
+        let usage = update.usage.as_ref();
+        let l = &update.latency;
+        Ok(Self {
+            id: update.id.0,
+            status: update.status.as_str(),
+            send_state: update.send_state.as_str(),
+            provider: update.provider.map(|p| p.as_str()),
+            account_id: update.account_id.map(|a| a.0),
+            upstream_model: update.upstream_model.clone(),
+            http_status: update.http_status.map(i64::from),
+            error_code: update.error_code.clone(),
+            attempts: update.attempts.as_ref().map(serde_json::Value::to_string),
+            tokens: [
+                opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?,
+                opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?,
+                opt_int8(usage.map(|u| u.output_tokens), "model_requests.output_tokens")?,
+                opt_int8(usage.map(|u| u.reasoning_tokens), "model_requests.reasoning_tokens")?,
+                opt_int8(usage.map(|u| u.total_tokens), "model_requests.total_tokens")?,
+            ],
+            cost_nano_usd: update.cost.map(|c| c.0),
+            service_tier: update.service_tier.clone(),
+            client_response_id: update.client_response_id.clone(),
+            upstream_response_id: update.upstream_response_id.clone(),
+            downstream_committed_at: opt_micros(update.downstream_committed_at),
+            finished_at: opt_micros(update.finished_at),
+            latency: [
+                opt_int4(l.connect_ms, "model_requests.connect_ms")?,
+                opt_int4(l.headers_ms, "model_requests.headers_ms")?,
+                opt_int4(l.first_event_ms, "model_requests.first_event_ms")?,
+                opt_int4(l.first_token_ms, "model_requests.first_token_ms")?,
+                opt_int4(l.total_ms, "model_requests.total_ms")?,
+            ],
+            now: now_micros(),
+        })
+    }
+}
+
+impl UpdateBinds {
+    /// A fresh row: `running`, `not_sent`, nothing else.
+    pub(crate) fn running(id: RequestId) -> Self {
+        Self {
+            id: id.0,
+            status: RequestStatus::Running.as_str(),
+            send_state: SendState::NotSent.as_str(),
+            provider: None,
+            account_id: None,
+            upstream_model: None,
+            http_status: None,
+            error_code: None,
+            attempts: None,
+            tokens: [None; 5],
+            cost_nano_usd: None,
+            service_tier: None,
+            client_response_id: None,
+            upstream_response_id: None,
+            downstream_committed_at: None,
+            finished_at: None,
+            latency: [None; 5],
+            now: now_micros(),
+        }
+    }
+}
+
+/// Binds $1..$26 in the order the statements use.
+pub(crate) fn bind_update<'q>(query: Query<'q>, u: &UpdateBinds) -> Query<'q> {
+    let mut q = query
+        .bind(u.id)
+        .bind(u.status)
+        .bind(u.send_state)
+        .bind(u.provider)
+        .bind(u.account_id)
+        .bind(u.upstream_model.clone())
+        .bind(u.http_status)
+        .bind(u.error_code.clone())
+        .bind(u.attempts.clone());
+    for tokens in u.tokens {
+        q = q.bind(tokens);
+    }
+    q = q
+        .bind(u.cost_nano_usd)
+        .bind(u.service_tier.clone())
+        .bind(u.client_response_id.clone())
+        .bind(u.upstream_response_id.clone())
+        .bind(u.downstream_committed_at)
+        .bind(u.finished_at);
+    for ms in u.latency {
+        q = q.bind(ms);
+    }
+    q.bind(u.now)
+}
+
+/// Binds the start's own columns, $27..$37.
+pub(crate) fn bind_start<'q>(query: Query<'q>, start: &RequestStart) -> Query<'q> {
+    let (scope, groups) = match &start.routing {
+        RoutingSnapshot::All => ("all", serde_json::Value::Array(Vec::new())),
+        RoutingSnapshot::Groups(groups) => (
+            "groups",
+            serde_json::Value::Array(
+                groups.iter().map(|g| serde_json::json!({ "id": g.id.0, "name": g.name })).collect(),
+            ),
+        ),
+    };
+    query
+        .bind(start.client_key_id.map(|k| k.0))
+        .bind(start.requested_model.clone())
+        .bind(start.operation.clone())
+        .bind(start.transport.as_str())
+        .bind(start.stream)
+        .bind(scope)
+        .bind(groups.to_string())
+        .bind(micros(start.started_at))
+        .bind(micros(start.deadline_at))
+        .bind(start.runner.as_ref().map(|r| r.replica.as_str().to_owned()))
+        .bind(start.runner.as_ref().map(|r| r.boot.0))
+}
+
+pub(crate) fn request_from_row(row: &SqliteRow) -> Result<ModelRequestRecord, StorageError> {
+    let routing = match row.col::<&str>("routing_scope")? {
+        "all" => RoutingSnapshot::All,
+        _ => {
+            let groups: Vec<GroupSnapshotEntry> = serde_json::from_value(row.json("routing_groups")?)
+                .map_err(|e| corrupt("model_requests.routing_groups", e))?;
+            RoutingSnapshot::Groups(groups.into_iter().map(|g| GroupRef { id: GroupId(g.id), name: g.name }).collect())
+        }
+    };
+    let total: Option<i64> = row.col("total_tokens")?;
+    let usage = match total {
+        None => None,
+        Some(total) => Some(TokenUsage {
+            input_tokens: token(row, "input_tokens")?,
+            cached_input_tokens: token(row, "cached_input_tokens")?,
+            output_tokens: token(row, "output_tokens")?,
+            reasoning_tokens: token(row, "reasoning_tokens")?,
+            total_tokens: u64_of(total, "model_requests.total_tokens")?,
+        }),
+    };
+    let http_status: Option<i64> = row.col("http_status")?;
+    Ok(ModelRequestRecord {
+        start: RequestStart {
+            id: RequestId(row.col("id")?),
+            client_key_id: row.col::<Option<i64>>("client_key_id")?.map(ClientKeyId),
+            requested_model: row.col("requested_model")?,
+            operation: row.col("operation")?,
+            transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
+            stream: row.col("stream")?,
+            routing,
+            started_at: row.ts("started_at")?,
+            deadline_at: row.ts("deadline_at")?,
+            runner: runner(row)?,
+        },
+        status: closed(row.col::<&str>("status")?, "model_requests.status")?,
+        send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
+        provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "model_requests.provider")).transpose()?,
+        account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
+        upstream_model: row.col("upstream_model")?,
+        http_status: http_status.and_then(|s| u16::try_from(s).ok()),
+        error_code: row.col("error_code")?,
+        attempts: row.json("attempts")?,
+        usage,
+        cost: row.col::<Option<i64>>("cost_nano_usd")?.map(NanoUsd),
+        service_tier: row.col("service_tier")?,
+        client_response_id: row.col("client_response_id")?,
+        upstream_response_id: row.col("upstream_response_id")?,
+        downstream_committed_at: row.opt_ts("downstream_committed_at")?,
+        finished_at: row.opt_ts("finished_at")?,
+        latency: LatencySplits {
+            connect_ms: opt_u32_of(row.col("connect_ms")?, "model_requests.connect_ms")?,
+            headers_ms: opt_u32_of(row.col("headers_ms")?, "model_requests.headers_ms")?,
+            first_event_ms: opt_u32_of(row.col("first_event_ms")?, "model_requests.first_event_ms")?,
+            first_token_ms: opt_u32_of(row.col("first_token_ms")?, "model_requests.first_token_ms")?,
+            total_ms: opt_u32_of(row.col("total_ms")?, "model_requests.total_ms")?,
+        },
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct GroupSnapshotEntry {
+    id: i64,
+    name: String,
+}
+
+fn runner(row: &SqliteRow) -> Result<Option<Runner>, StorageError> {
+    let name: Option<&str> = row.col("replica_name")?;
+    let boot: Option<uuid::Uuid> = row.col("boot_id")?;
+    match (name, boot) {
+        (Some(name), Some(boot)) => {
+            let replica = ReplicaName::parse(name).map_err(|e| corrupt("model_requests.replica_name", e))?;
+            Ok(Some(Runner { replica, boot: BootId(boot) }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn token(row: &SqliteRow, column: &str) -> Result<u64, StorageError> {
+    u64_of(row.col::<Option<i64>>(column)?.unwrap_or(0), column)
+}

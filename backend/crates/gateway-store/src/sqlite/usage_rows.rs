@@ -1,0 +1,191 @@
+//! SQL fragments and row mapping of the usage views over `model_requests`, and the aggregation
+//! SQLite cannot do in SQL (exact percentiles, like PostgreSQL's `percentile_cont`).
+
+use sqlx::sqlite::{SqliteArguments, SqliteRow};
+
+use gateway_admin::usage::{RequestDetail, RequestSummary, UsageFilter, UsageTotals};
+use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId, TokenUsage};
+use gateway_core::ports::StorageError;
+
+use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
+use crate::sqlite::values::{SqliteColumns, opt_micros};
+
+type Query<'q> = sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments>;
+
+/// The filter as `WHERE` conditions over `m` with parameters `$1..$10` (see [`bind_filter`]).
+macro_rules! usage_filter {
+    () => {
+        " WHERE ($1 IS NULL OR m.started_at >= $1) AND ($2 IS NULL OR m.started_at < $2) \
+          AND ($3 IS NULL OR m.client_key_id = $3) AND ($4 IS NULL OR m.account_id = $4) \
+          AND ($5 IS NULL OR m.provider = $5) \
+          AND ($6 IS NULL OR m.requested_model = $6 OR m.upstream_model = $6) \
+          AND ($7 IS NULL OR m.status = $7) AND ($8 IS NULL OR m.http_status = $8) \
+          AND ($9 IS NULL OR m.transport = $9) AND ($10 IS NULL OR m.operation = $10) "
+    };
+}
+pub(crate) use usage_filter;
+
+/// The per-row values the totals are computed from.
+macro_rules! usage_columns {
+    () => {
+        " m.status, m.http_status, m.input_tokens, m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, \
+          m.total_tokens, m.cost_nano_usd, m.total_ms, m.first_token_ms, m.started_at "
+    };
+}
+pub(crate) use usage_columns;
+
+/// The request list/detail select list (joins the key name and the account e-mail).
+macro_rules! request_summary_select {
+    () => {
+        "SELECT m.id, m.started_at, m.finished_at, m.status, m.send_state, m.http_status, m.error_code, \
+         m.client_key_id, k.name AS client_key_name, m.account_id, a.email AS account_email, m.provider, \
+         m.requested_model, m.upstream_model, m.operation, m.transport, m.stream, m.input_tokens, \
+         m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, m.total_tokens, m.cost_nano_usd, \
+         m.connect_ms, m.headers_ms, m.first_event_ms, m.first_token_ms, m.total_ms, \
+         json_array_length(m.attempts) AS attempt_count, m.routing_scope, m.attempts, m.routing_groups, \
+         m.service_tier, m.deadline_at, m.downstream_committed_at \
+         FROM model_requests m LEFT JOIN client_api_keys k ON k.id = m.client_key_id \
+         LEFT JOIN provider_accounts a ON a.id = m.account_id "
+    };
+}
+pub(crate) use request_summary_select;
+
+pub(crate) fn bind_filter<'q>(query: Query<'q>, f: &UsageFilter) -> Query<'q> {
+    query
+        .bind(opt_micros(f.from))
+        .bind(opt_micros(f.to))
+        .bind(f.client_key.map(|k| k.0))
+        .bind(f.account.map(|a| a.0))
+        .bind(f.provider.map(|p| p.as_str()))
+        .bind(f.model.clone())
+        .bind(f.status.map(|s| s.as_str()))
+        .bind(f.http_status.map(i64::from))
+        .bind(f.transport.map(|t| t.as_str()))
+        .bind(f.operation.clone())
+}
+
+/// Totals being accumulated over rows.
+#[derive(Default)]
+pub(crate) struct Accumulator {
+    totals: UsageTotals,
+    total_ms: Vec<f64>,
+    first_token_ms: Vec<f64>,
+}
+
+fn add(sum: &mut u64, row: &SqliteRow, name: &str) -> Result<(), StorageError> {
+    if let Some(v) = row.col::<Option<i64>>(name)? {
+        *sum = sum.saturating_add(u64_of(v, name)?);
+    }
+    Ok(())
+}
+
+impl Accumulator {
+    pub(crate) fn add(&mut self, row: &SqliteRow) -> Result<(), StorageError> {
+        let t = &mut self.totals;
+        t.requests += 1;
+        match row.col::<&str>("status")? {
+            "completed" => t.completed += 1,
+            "failed" => t.failed += 1,
+            "incomplete" => t.incomplete += 1,
+            "cancelled" => t.cancelled += 1,
+            "running" => t.running += 1,
+            _ => {}
+        }
+        if row.col::<Option<i64>>("http_status")?.is_some_and(|s| (400..=499).contains(&s)) {
+            t.client_errors += 1;
+        }
+        add(&mut t.input_tokens, row, "input_tokens")?;
+        add(&mut t.cached_input_tokens, row, "cached_input_tokens")?;
+        add(&mut t.output_tokens, row, "output_tokens")?;
+        add(&mut t.reasoning_tokens, row, "reasoning_tokens")?;
+        add(&mut t.total_tokens, row, "total_tokens")?;
+        t.cost_nano_usd = t.cost_nano_usd.saturating_add(row.col::<Option<i64>>("cost_nano_usd")?.unwrap_or(0));
+        if let Some(ms) = row.col::<Option<i64>>("total_ms")? {
+            self.total_ms.push(ms as f64);
+        }
+        if let Some(ms) = row.col::<Option<i64>>("first_token_ms")? {
+            self.first_token_ms.push(ms as f64);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(mut self) -> UsageTotals {
+        self.total_ms.sort_by(f64::total_cmp);
+        self.first_token_ms.sort_by(f64::total_cmp);
+        let mut t = self.totals;
+        t.total_ms_p50 = percentile_cont(&self.total_ms, 0.5);
+        t.total_ms_p95 = percentile_cont(&self.total_ms, 0.95);
+        t.total_ms_p99 = percentile_cont(&self.total_ms, 0.99);
+        t.first_token_ms_p50 = percentile_cont(&self.first_token_ms, 0.5);
+        t.first_token_ms_p95 = percentile_cont(&self.first_token_ms, 0.95);
+        t
+    }
+}
+
+/// PostgreSQL's `percentile_cont` over sorted values: linear interpolation between the two
+/// nearest ranks; `None` without values.
+fn percentile_cont(sorted: &[f64], fraction: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let position = fraction * last as f64;
+    let (lower, upper) = (position.floor() as usize, position.ceil() as usize);
+    let (a, b) = (sorted[lower], sorted[upper.min(last)]);
+    Some(a + (b - a) * (position - lower as f64))
+}
+
+fn tokens(row: &SqliteRow, name: &str) -> Result<u64, StorageError> {
+    row.col::<Option<i64>>(name)?.map_or(Ok(0), |v| u64_of(v, name))
+}
+
+pub(crate) fn summary_from_row(row: &SqliteRow) -> Result<RequestSummary, StorageError> {
+    let usage = match row.col::<Option<i64>>("total_tokens")? {
+        None => None,
+        Some(total) => Some(TokenUsage {
+            input_tokens: tokens(row, "input_tokens")?,
+            cached_input_tokens: tokens(row, "cached_input_tokens")?,
+            output_tokens: tokens(row, "output_tokens")?,
+            reasoning_tokens: tokens(row, "reasoning_tokens")?,
+            total_tokens: u64_of(total, "total_tokens")?,
+        }),
+    };
+    Ok(RequestSummary {
+        id: RequestId(row.col("id")?),
+        started_at: row.ts("started_at")?,
+        finished_at: row.opt_ts("finished_at")?,
+        status: closed(row.col::<&str>("status")?, "model_requests.status")?,
+        send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
+        http_status: row.col::<Option<i64>>("http_status")?.and_then(|s| u16::try_from(s).ok()),
+        error_code: row.col("error_code")?,
+        client_key_id: row.col::<Option<i64>>("client_key_id")?.map(ClientKeyId),
+        client_key_name: row.col("client_key_name")?,
+        account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
+        account_email: row.col("account_email")?,
+        provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "model_requests.provider")).transpose()?,
+        requested_model: row.col("requested_model")?,
+        upstream_model: row.col("upstream_model")?,
+        operation: row.col("operation")?,
+        transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
+        stream: row.col("stream")?,
+        usage,
+        cost_nano_usd: row.col("cost_nano_usd")?,
+        latency: LatencySplits {
+            connect_ms: opt_u32_of(row.col("connect_ms")?, "connect_ms")?,
+            headers_ms: opt_u32_of(row.col("headers_ms")?, "headers_ms")?,
+            first_event_ms: opt_u32_of(row.col("first_event_ms")?, "first_event_ms")?,
+            first_token_ms: opt_u32_of(row.col("first_token_ms")?, "first_token_ms")?,
+            total_ms: opt_u32_of(row.col("total_ms")?, "total_ms")?,
+        },
+        attempt_count: u32::try_from(row.col::<i64>("attempt_count")?).unwrap_or(0),
+        routing_scope: row.col("routing_scope")?,
+    })
+}
+
+pub(crate) fn detail_from_row(row: &SqliteRow) -> Result<RequestDetail, StorageError> {
+    Ok(RequestDetail {
+        summary: summary_from_row(row)?,
+        attempts: row.json("attempts")?,
+        routing_groups: row.json("routing_groups")?,
+        service_tier: row.col("service_tier")?,
+        deadline_at: row.ts("deadline_at")?,
+        downstream_committed_at: row.opt_ts("downstream_committed_at")?,
+    })
+}

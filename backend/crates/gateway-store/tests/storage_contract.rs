@@ -1,0 +1,86 @@
+//! The contract of the storage ports, written once and run against every storage adapter
+//! (`postgres/contract.rs`, `sqlite/contract.rs` instantiate it with `storage_contract_suite!`).
+//! One module per port; an adapter that behaves differently fails here.
+
+pub mod accounts;
+pub mod admin_transaction;
+pub mod admin_users;
+pub mod backups;
+pub mod credentials;
+pub mod fixtures;
+pub mod ops_events;
+pub mod quota;
+pub mod requests;
+pub mod snapshot;
+pub mod usage;
+
+pub use accounts::*;
+pub use admin_transaction::*;
+pub use admin_users::*;
+pub use backups::*;
+pub use credentials::*;
+pub use ops_events::*;
+pub use quota::*;
+pub use requests::*;
+pub use snapshot::*;
+pub use usage::*;
+
+/// One `#[tokio::test]` per contract function, each on a fresh store from `$factory()`.
+macro_rules! storage_contract_tests {
+    ($factory:path; $($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() -> anyhow::Result<()> {
+                let harness = $factory().await?;
+                $crate::storage_contract::$name(harness).await
+            }
+        )*
+    };
+}
+
+/// The whole suite for one adapter.
+macro_rules! storage_contract_suite {
+    ($factory:path) => {
+        $crate::storage_contract::storage_contract_tests!($factory;
+            // CredentialStore
+            concurrent_credential_writes_on_one_revision_exactly_one_wins,
+            facts_only_writes_are_fenced_but_keep_the_revision,
+            a_wrong_or_missing_key_fails_cleanly,
+            // QuotaStore
+            quota_writes_are_fenced_by_revision_and_observation_time,
+            // UnitOfWork / AdminTransaction / AuditTrail / directories
+            commit_bumps_the_revision_once_and_writes_the_audit_row,
+            a_failing_audit_insert_rolls_back_the_mutation_and_the_revision,
+            dropping_a_transaction_rolls_back,
+            key_scope_changes_are_reported_and_bound_groups_cannot_be_deleted,
+            the_audit_chain_verifies_and_details_are_redacted,
+            import_upsert_keeps_scheduling_facts_groups_and_quota,
+            foreign_key_check_and_unique_violations_are_typed_errors,
+            deleting_an_account_cascades_membership_and_nulls_request_references,
+            // AdminUsers, AuditSearch
+            admin_users_are_found_by_name_and_key_and_totp_is_sealed,
+            audit_search_filters_and_pages,
+            // BackupJobs
+            only_one_backup_job_is_active_at_a_time,
+            // SnapshotSource
+            the_snapshot_holds_accounts_groups_keys_and_its_revision,
+            // RequestLog
+            starts_are_idempotent_and_tolerate_a_deleted_client_key,
+            a_late_terminal_write_cannot_lower_the_send_state_watermark,
+            a_terminal_row_can_still_raise_its_watermark,
+            stale_recovery_marks_incomplete_in_bounded_batches_and_never_replays,
+            the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received,
+            request_retention_deletes_finished_rows_in_bounded_batches,
+            a_batch_writes_requests_that_ended_in_it_as_finished_rows,
+            // UsageQueries
+            usage_totals_groups_and_trends_agree,
+            request_lists_page_newest_first_and_details_carry_attempts,
+            // OpsEventLog
+            dangling_references_are_kept_in_details_instead_of_failing_the_batch,
+            ops_retention_deletes_old_events_in_bounded_batches,
+        );
+    };
+}
+
+pub(crate) use storage_contract_suite;
+pub(crate) use storage_contract_tests;

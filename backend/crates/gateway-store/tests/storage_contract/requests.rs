@@ -1,0 +1,221 @@
+//! [`RequestLog`]: idempotent starts, monotone updates, batches, recovery and retention.
+
+use gateway_core::domain::{
+    BootId, ClientKeyId, GroupId, GroupRef, ReplicaName, RequestId, RequestStart, RequestStatus, RequestUpdate,
+    RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
+};
+use gateway_core::ports::{RequestLog, StorageErrorKind};
+use time::Duration;
+
+use crate::storage_contract::fixtures::{Harness, now};
+
+fn start(started_at: time::OffsetDateTime, deadline: Duration) -> RequestStart {
+    RequestStart {
+        id: RequestId::new(),
+        client_key_id: None,
+        requested_model: "gpt-5".to_owned(),
+        operation: "responses.create".to_owned(),
+        transport: Transport::Http,
+        stream: true,
+        routing: RoutingSnapshot::All,
+        started_at,
+        deadline_at: started_at + deadline,
+        runner: None,
+    }
+}
+
+fn runner(name: &str, boot: u128) -> Runner {
+    Runner { replica: ReplicaName::parse(name).expect("valid name"), boot: BootId(uuid::Uuid::from_u128(boot)) }
+}
+
+fn finished(id: RequestId, status: RequestStatus, send_state: SendState) -> RequestUpdate {
+    let mut update = RequestUpdate::new(id, status, send_state);
+    update.finished_at = Some(now());
+    update
+}
+
+pub async fn starts_are_idempotent_and_tolerate_a_deleted_client_key(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let mut s = start(now(), Duration::minutes(5));
+    s.client_key_id = Some(ClientKeyId(12345));
+    s.routing = RoutingSnapshot::Groups(vec![GroupRef { id: GroupId(3), name: "team".to_owned() }]);
+    assert_eq!(store.record_starts(&[s.clone(), s.clone()]).await?, 1);
+    assert_eq!(store.record_starts(std::slice::from_ref(&s)).await?, 0);
+    let stored = store.get_request(s.id).await?;
+    assert_eq!(stored.start.client_key_id, None, "a dangling key reference is stored as NULL");
+    assert_eq!(stored.start.routing, s.routing);
+    assert_eq!(stored.status, RequestStatus::Running);
+    assert_eq!(stored.send_state, SendState::NotSent);
+    h.finish().await
+}
+
+pub async fn a_late_terminal_write_cannot_lower_the_send_state_watermark(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let s = start(now(), Duration::minutes(5));
+    store.record_starts(std::slice::from_ref(&s)).await?;
+
+    let progress = RequestUpdate::new(s.id, RequestStatus::Running, SendState::Sent);
+    let mut terminal = finished(s.id, RequestStatus::Failed, SendState::NotSent);
+    terminal.error_code = Some("upstream_reset".to_owned());
+    terminal.usage = Some(TokenUsage { input_tokens: 10, total_tokens: 10, ..TokenUsage::default() });
+    terminal.client_response_id = Some(b"resp_\xff\x00opaque".to_vec());
+    assert_eq!(store.record_updates(&[progress, terminal]).await?, 1, "one row changed");
+    let row = store.get_request(s.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Sent));
+    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\xff\x00opaque"[..]));
+    assert_eq!(row.usage.map(|u| u.input_tokens), Some(10));
+
+    // A late write may neither reopen the terminal row nor lower the watermark.
+    let late = [
+        RequestUpdate::new(s.id, RequestStatus::Running, SendState::NotSent),
+        finished(s.id, RequestStatus::Completed, SendState::Ambiguous),
+    ];
+    store.record_updates(&late).await?;
+    let row = store.get_request(s.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Sent));
+    assert_eq!(row.error_code.as_deref(), Some("upstream_reset"));
+
+    h.finish().await
+}
+
+pub async fn a_terminal_row_can_still_raise_its_watermark(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let s = start(now(), Duration::minutes(5));
+    store.record_starts(std::slice::from_ref(&s)).await?;
+    store.record_updates(&[finished(s.id, RequestStatus::Cancelled, SendState::NotSent)]).await?;
+    store.record_updates(&[finished(s.id, RequestStatus::Completed, SendState::Ambiguous)]).await?;
+    let row = store.get_request(s.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Cancelled, SendState::Ambiguous));
+    h.finish().await
+}
+
+pub async fn stale_recovery_marks_incomplete_in_bounded_batches_and_never_replays(
+    h: impl Harness,
+) -> anyhow::Result<()> {
+    let store = h.store();
+    let past = now() - Duration::hours(1);
+    let stale: Vec<RequestStart> = (0..3).map(|_| start(past, Duration::minutes(10))).collect();
+    let live = start(now(), Duration::minutes(10));
+    store.record_starts(&stale).await?;
+    store.record_starts(std::slice::from_ref(&live)).await?;
+    store.record_updates(&[RequestUpdate::new(stale[0].id, RequestStatus::Running, SendState::Ambiguous)]).await?;
+
+    assert_eq!(store.recover_stale(now(), 2).await?.len(), 2);
+    assert_eq!(store.recover_stale(now(), 2).await?.len(), 1);
+    assert!(store.recover_stale(now(), 2).await?.is_empty());
+    for s in &stale {
+        let row = store.get_request(s.id).await?;
+        assert_eq!(row.status, RequestStatus::Incomplete);
+        assert_eq!(row.error_code.as_deref(), Some("stale_recovered"));
+    }
+    assert_eq!(store.get_request(stale[0].id).await?.send_state, SendState::Ambiguous, "kept, not replayed");
+    assert_eq!(store.get_request(live.id).await?.status, RequestStatus::Running);
+    h.finish().await
+}
+
+pub async fn the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received(
+    h: impl Harness,
+) -> anyhow::Result<()> {
+    let store = h.store();
+    let (lost, live) = (runner("host-a:8080", 1), runner("host-b:8080", 2));
+    let with = |runner: Option<&Runner>| {
+        let mut s = start(now(), Duration::hours(1));
+        s.runner = runner.cloned();
+        s
+    };
+    let (committed, waiting, other, legacy) = (with(Some(&lost)), with(Some(&lost)), with(Some(&live)), with(None));
+    store.record_starts(&[committed.clone(), waiting.clone(), other.clone(), legacy.clone()]).await?;
+    let mut progress = RequestUpdate::new(committed.id, RequestStatus::Running, SendState::Sent);
+    progress.http_status = Some(200);
+    progress.downstream_committed_at = Some(now());
+    progress.client_response_id = Some(b"resp_committed".to_vec());
+    store.record_updates(&[progress]).await?;
+
+    let mut boots = store.running_boots(10).await?;
+    boots.sort();
+    assert_eq!(boots, vec![lost.boot, live.boot], "rows without a runner are not listed");
+    assert_eq!(store.recover_boot(lost.boot, now(), 1).await?.len(), 1, "bounded");
+    assert_eq!(store.recover_boot(lost.boot, now(), 1).await?.len(), 1);
+    assert!(store.recover_boot(lost.boot, now(), 1).await?.is_empty());
+
+    let row = store.get_request(committed.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::Sent));
+    assert_eq!(row.error_code.as_deref(), Some("replica_lost"));
+    assert_eq!(row.http_status, Some(200));
+    assert!(row.downstream_committed_at.is_some() && row.finished_at.is_some());
+    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_committed"[..]));
+    assert_eq!(row.start.runner, Some(lost.clone()), "the row tells which process ran it");
+    let row = store.get_request(waiting.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::NotSent));
+    assert_eq!(store.get_request(other.id).await?.status, RequestStatus::Running, "another boot's row runs on");
+    assert_eq!(store.get_request(legacy.id).await?.status, RequestStatus::Running);
+    assert_eq!(store.running_boots(10).await?, vec![live.boot]);
+    h.finish().await
+}
+
+pub async fn request_retention_deletes_finished_rows_in_bounded_batches(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let old = now() - Duration::days(40);
+    let old_rows: Vec<RequestStart> = (0..5).map(|_| start(old, Duration::minutes(10))).collect();
+    let old_running = start(old, Duration::days(100));
+    let recent = start(now(), Duration::minutes(10));
+    store.record_starts(&old_rows).await?;
+    store.record_starts(&[old_running.clone(), recent.clone()]).await?;
+    let updates: Vec<RequestUpdate> =
+        old_rows.iter().chain([&recent]).map(|s| finished(s.id, RequestStatus::Completed, SendState::Sent)).collect();
+    store.record_updates(&updates).await?;
+
+    let cutoff = now() - Duration::days(30);
+    let batches = [
+        store.delete_requests_before(cutoff, 2).await?,
+        store.delete_requests_before(cutoff, 2).await?,
+        store.delete_requests_before(cutoff, 2).await?,
+        store.delete_requests_before(cutoff, 2).await?,
+    ];
+    assert_eq!(batches, [2, 2, 1, 0]);
+    assert_eq!(store.get_request(old_running.id).await?.status, RequestStatus::Running, "running rows stay");
+    assert_eq!(store.get_request(recent.id).await?.status, RequestStatus::Completed, "recent rows stay");
+    for s in &old_rows {
+        assert_eq!(store.get_request(s.id).await.expect_err("deleted").kind(), StorageErrorKind::NotFound);
+    }
+    h.finish().await
+}
+
+pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    // Stored by an earlier batch, finished in this one.
+    let earlier = start(now(), Duration::minutes(5));
+    store.record_starts(std::slice::from_ref(&earlier)).await?;
+    // Started and finished within this batch (progress, then terminal).
+    let quick = start(now(), Duration::minutes(5));
+    // Started in this batch, still running.
+    let open = start(now(), Duration::minutes(5));
+
+    let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
+    progress.attempts = Some(serde_json::json!([{"n": 1}]));
+    let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
+    done.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
+    done.client_response_id = Some(b"resp_\x00quick".to_vec());
+    let earlier_done = finished(earlier.id, RequestStatus::Failed, SendState::Ambiguous);
+
+    let (inserted, updated) =
+        store.record_batch(&[quick.clone(), open.clone()], &[progress, done, earlier_done]).await?;
+    assert_eq!((inserted, updated), (2, 1));
+
+    let row = store.get_request(quick.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Completed, SendState::Sent), "folded watermark");
+    assert_eq!(row.usage.map(|u| u.total_tokens), Some(10));
+    assert_eq!(row.attempts, serde_json::json!([{"n": 1}]), "a value the terminal update left out is kept");
+    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
+    assert!(row.finished_at.is_some());
+    let row = store.get_request(open.id).await?;
+    assert_eq!((row.status, row.send_state, row.finished_at), (RequestStatus::Running, SendState::NotSent, None));
+    let row = store.get_request(earlier.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Ambiguous));
+
+    // A start already stored (sent twice) still gets its update.
+    let again = finished(open.id, RequestStatus::Cancelled, SendState::Sent);
+    store.record_batch(std::slice::from_ref(&open), &[again]).await?;
+    assert_eq!(store.get_request(open.id).await?.status, RequestStatus::Cancelled);
+    h.finish().await
+}
