@@ -1,2 +1,6 @@
 mod candidates;
+mod chain;
 mod failover;
+mod failover_table;
+mod invariants;
+mod support;
