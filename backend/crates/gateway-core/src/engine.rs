@@ -13,6 +13,7 @@ pub mod continuation;
 pub mod delivery;
 pub mod failover;
 pub mod models;
+pub mod pool_cache;
 pub mod record;
 pub mod route_plan;
 
@@ -130,6 +131,8 @@ pub struct Engine {
     pub settings: EngineSettings,
     /// The account each session was last bound to, as this replica saw it.
     pub affinity_hints: affinity_hints::AffinityHints,
+    /// Candidate pools per snapshot, scope, provider, model and catalog generation.
+    pub pools: pool_cache::PoolCache,
 }
 
 impl Engine {
@@ -181,7 +184,7 @@ impl Engine {
 
         // 4. Route plan: model mapping and the providers/accounts that may serve it. A
         //    continuation may run only on the account that owns the previous response.
-        let mut plan = match route_plan::RoutePlan::compile(&snapshot, &key, &model, &self.providers) {
+        let mut plan = match route_plan::RoutePlan::compile(&snapshot, &key, &model, &self.providers, &self.pools) {
             Ok(plan) => plan,
             Err(error) => return Reply::error(&error, None),
         };

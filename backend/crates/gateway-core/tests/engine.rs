@@ -3,4 +3,5 @@ mod chain;
 mod failover;
 mod failover_table;
 mod invariants;
+mod pool_cache;
 mod support;

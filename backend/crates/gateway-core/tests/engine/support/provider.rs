@@ -3,7 +3,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -55,6 +55,7 @@ pub struct ScriptedProvider {
     recovered: Mutex<Vec<AccountId>>,
     /// (account, model) pairs the catalog does not serve.
     unsupported: Mutex<HashSet<(AccountId, String)>>,
+    generation: AtomicU64,
     stats: Mutex<Option<Arc<ObservationStats>>>,
     transport: Transport,
 }
@@ -68,6 +69,7 @@ impl ScriptedProvider {
             recoveries: Mutex::new(VecDeque::new()),
             recovered: Mutex::new(Vec::new()),
             unsupported: Mutex::new(HashSet::new()),
+            generation: AtomicU64::new(0),
             stats: Mutex::new(None),
             transport: Transport::Http,
         })
@@ -101,6 +103,12 @@ impl ScriptedProvider {
         self.calls.lock().expect("lock").clone()
     }
 
+    /// Changes the live catalog: `account` no longer serves `model` (a new generation).
+    pub fn drop_model(&self, account: AccountId, model: &str) {
+        self.unsupported.lock().expect("lock").insert((account, model.to_owned()));
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
     pub fn recovered(&self) -> Vec<AccountId> {
         self.recovered.lock().expect("lock").clone()
     }
@@ -114,6 +122,10 @@ impl Provider for ScriptedProvider {
 
     fn supports_model(&self, account: &AccountEntry, model: &str) -> bool {
         !self.unsupported.lock().expect("lock").contains(&(account.id(), model.to_owned()))
+    }
+
+    fn catalog_generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     fn models(&self, _account: &AccountEntry) -> Vec<ModelInfo> {

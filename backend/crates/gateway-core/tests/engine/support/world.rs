@@ -85,6 +85,7 @@ impl World {
             prices: Arc::new(PriceTable::default()),
             settings: setup.settings,
             affinity_hints: Default::default(),
+            pools: Default::default(),
         });
         let stop = CancellationToken::new();
         let mut tasks = JoinSet::new();
