@@ -17,6 +17,7 @@ mod account_rows;
 mod accounts;
 mod admin_transaction;
 mod admin_users;
+mod attempt_json;
 mod audit;
 mod audit_search;
 mod backups;

@@ -24,7 +24,7 @@ use crate::coordination::{
     AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount, PickStrategy,
     ReplacedAttempt,
 };
-use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
+use crate::domain::{AccountId, AttemptOutcome, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
 use crate::provider::{AttemptFailure, Provider, UpstreamReply};
 use crate::snapshot::AccountEntry;
@@ -283,7 +283,7 @@ async fn send(
             }
             Err(failure) => failure,
         };
-        record.end_attempt(failure.code(), failure.http_status, failure.send_state);
+        record.end_attempt(AttemptOutcome::Failed(failure.code()), failure.http_status, failure.send_state);
         tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
         if let Some(quota) = failure.quota.clone() {
             engine.observations.push(Observation::Quota { account: account_id, facts: quota });
@@ -306,7 +306,7 @@ async fn accepted(
     account: AccountId,
     reply: UpstreamReply,
 ) -> Result<Accepted, ApiError> {
-    record.end_attempt("ok", Some(200), SendState::Sent);
+    record.end_attempt(AttemptOutcome::Ok, Some(200), SendState::Sent);
     record.latency.headers_ms = Some(u32::try_from(reply.headers_time.as_millis()).unwrap_or(u32::MAX));
     if let Some(quota) = reply.quota.clone() {
         engine.observations.push(Observation::Quota { account, facts: Box::new(quota) });

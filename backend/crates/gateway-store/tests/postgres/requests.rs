@@ -1,6 +1,6 @@
 use gateway_core::domain::{
-    BootId, ClientKeyId, GroupId, GroupRef, ReplicaName, RequestId, RequestStart, RequestStatus, RequestUpdate,
-    RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
+    AccountId, Attempt, AttemptOutcome, BootId, ClientKeyId, GroupId, GroupRef, ProviderKind, ReplicaName, RequestId,
+    RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
 };
 use gateway_core::ports::RequestLog;
 use time::Duration;
@@ -197,7 +197,17 @@ async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows() -> anyhow::
     let open = start(now(), Duration::minutes(5));
 
     let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
-    progress.attempts = Some(serde_json::json!([{"n": 1}]));
+    let attempt = Attempt {
+        number: 1,
+        provider: ProviderKind::Openai,
+        account: AccountId(4),
+        started_at: time::OffsetDateTime::from_unix_timestamp(1_800_000_000).expect("a valid time"),
+        duration_ms: Some(12),
+        outcome: AttemptOutcome::Failed("upstream_unavailable"),
+        http_status: Some(503),
+        send_state: SendState::Sent,
+    };
+    progress.attempts = Some(vec![attempt]);
     let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
     done.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
     done.client_response_id = Some(b"resp_\x00quick".to_vec());
@@ -210,7 +220,11 @@ async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows() -> anyhow::
     let row = t.store.get_request(quick.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Completed, SendState::Sent), "folded watermark");
     assert_eq!(row.usage.map(|u| u.total_tokens), Some(10));
-    assert_eq!(row.attempts, serde_json::json!([{"n": 1}]), "a value the terminal update left out is kept");
+    let stored = serde_json::json!([{
+        "n": 1, "provider": "openai", "accountId": 4, "startedAt": 1_800_000_000_000_i64, "durationMs": 12,
+        "outcome": "upstream_unavailable", "httpStatus": 503, "sendState": "sent"
+    }]);
+    assert_eq!(row.attempts, stored, "a value the terminal update left out is kept, in the row's JSON shape");
     assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
     assert!(row.finished_at.is_some());
     let row = t.store.get_request(open.id).await?;

@@ -6,11 +6,10 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use gateway_core::domain::{
-    BootId, ModelRequestRecord, OpsEvent, QuotaFacts, RequestId, RequestStart, RequestStatus, RequestUpdate,
+    Attempt, BootId, ModelRequestRecord, OpsEvent, QuotaFacts, RequestId, RequestStart, RequestStatus, RequestUpdate,
 };
 use gateway_core::observation::QuotaWriter;
 use gateway_core::ports::{OpsEventLog, RequestLog, StorageError};
-use serde_json::Value;
 use time::OffsetDateTime;
 
 /// One `model_requests` row as the fake stores it.
@@ -21,7 +20,7 @@ pub struct Row {
     pub updates: Vec<RequestUpdate>,
     pub status: RequestStatus,
     pub send_state: gateway_core::domain::SendState,
-    pub attempts: Value,
+    pub attempts: Vec<Attempt>,
     pub http_status: Option<u16>,
     pub error_code: Option<String>,
     pub downstream_committed_at: Option<OffsetDateTime>,
@@ -59,7 +58,7 @@ impl RequestLog for MemoryLog {
                 updates: Vec::new(),
                 status: RequestStatus::Running,
                 send_state: gateway_core::domain::SendState::NotSent,
-                attempts: Value::Array(Vec::new()),
+                attempts: Vec::new(),
                 http_status: None,
                 error_code: None,
                 downstream_committed_at: None,
