@@ -54,6 +54,9 @@ pub struct PinContext {
     pub ttl: Duration,
 }
 
+/// What one pin write needs: the port, the response id, the pin and its TTL.
+type PinJob = (Arc<dyn ContinuationPins>, String, ContinuationPin, Duration);
+
 pub struct Delivery {
     frames: FrameStream,
     /// The first client-facing frame, read before the reply was handed over.
@@ -111,7 +114,10 @@ impl Delivery {
         loop {
             match next(&mut self.frames).await {
                 Some(Ok(UpstreamEvent::Frame(frame))) => {
-                    self.pin_before_forwarding(&frame).await;
+                    // Owned, so that no borrow of `self` (not `Sync`) lives across the write.
+                    if let Some(job) = self.pin_job(&frame) {
+                        write_pin(job).await;
+                    }
                     self.prefetched = Some(frame);
                     self.barrier.hand_over();
                     let headers = self.headers("text/event-stream");
@@ -124,17 +130,8 @@ impl Delivery {
         }
     }
 
-    /// Pins a continuable response before its id can reach the client. A failed pin write is
-    /// logged: the response is still delivered, it just cannot be continued.
-    async fn pin_before_forwarding(&self, frame: &SseFrame) {
-        let Some((pins, id, record, ttl)) = self.pin_job(frame) else { return };
-        if let Err(error) = pins.pin(id.as_bytes(), &record, ttl).await {
-            tracing::warn!(%error, "continuation pin not written; the response cannot be continued");
-        }
-    }
-
     /// What pinning this frame needs, if it is the `response.created` of a continuable response.
-    fn pin_job(&self, frame: &SseFrame) -> Option<(Arc<dyn ContinuationPins>, String, ContinuationPin, Duration)> {
+    fn pin_job(&self, frame: &SseFrame) -> Option<PinJob> {
         let pin = self.pin.as_ref()?;
         if kind_of(frame) != EventKind::Created {
             return None;
@@ -272,6 +269,14 @@ impl Drop for Delivery {
         if !self.finished {
             self.finish_cancelled();
         }
+    }
+}
+
+/// Pins a continuable response before its id can reach the client. A failed pin write is
+/// logged: the response is still delivered, it just cannot be continued.
+async fn write_pin((pins, id, record, ttl): PinJob) {
+    if let Err(error) = pins.pin(id.as_bytes(), &record, ttl).await {
+        tracing::warn!(%error, "continuation pin not written; the response cannot be continued");
     }
 }
 

@@ -126,3 +126,26 @@ async fn a_streaming_request_keeps_its_slot_renewed_until_it_ends() {
     assert_eq!(world.called(ProviderKind::Openai).len(), 1);
     world.stop().await;
 }
+
+fn assert_send<T: Send>(_: &T) {}
+
+#[tokio::test(start_paused = true)]
+async fn the_request_future_and_its_stream_can_move_between_threads() {
+    let world = World::new(&[1], &[]);
+    world.openai.then_answer();
+    let inbound = gateway_core::engine::InboundRequest {
+        operation: gateway_core::provider::Operation::ResponsesCreate,
+        transport: gateway_core::domain::Transport::Http,
+        api_key: Some(super::support::world::KEY.to_owned()),
+        headers: Vec::new(),
+        body: bytes::Bytes::from_static(STREAM.as_bytes()),
+        session: None,
+    };
+    let handling = world.engine.handle(inbound);
+    // The HTTP layer runs both on a multi-threaded runtime (a compile-time check).
+    assert_send(&handling);
+    let Answer::Stream { body, .. } = Answer::of(handling.await) else { panic!("a stream") };
+    assert_send(&body);
+    drain(body).await;
+    world.stop().await;
+}

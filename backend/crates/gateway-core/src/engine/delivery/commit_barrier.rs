@@ -28,16 +28,17 @@ impl CommitBarrier {
         self.handed_over = true;
     }
 
-    /// Crosses the barrier before a frame is handed over: observed at once (with the response id
-    /// the frame may have announced), so a crash after it still leaves a row that says what the
-    /// client received. A terminal first frame commits without an observation of its own: its
-    /// terminal update carries the commit.
+    /// Before a frame's facts are read: a terminal first frame commits without an observation of
+    /// its own (its terminal update carries the commit).
     pub(super) fn before_frame(&mut self, terminal: bool) {
         if terminal && !self.record.is_committed() {
             self.record.commit_at_terminal();
         }
     }
 
+    /// Crosses the barrier before the frame is handed over: observed at once (with the response
+    /// id the frame may have announced), so a crash after it still leaves a row that says what
+    /// the client received. Crossing again does nothing.
     pub(super) fn cross(&mut self, response_id: Option<&str>) {
         self.record.commit(response_id);
     }
