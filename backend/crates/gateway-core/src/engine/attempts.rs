@@ -21,8 +21,8 @@ use super::failover::{self, Next};
 use super::record::RequestRecord;
 use super::{Engine, RequestContext};
 use crate::coordination::{
-    AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount, PickStrategy,
-    ReplacedAttempt,
+    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount,
+    PickStrategy, ReplacedAttempt,
 };
 use crate::domain::{AccountId, AttemptOutcome, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
@@ -163,16 +163,7 @@ async fn acquire(
 ) -> Result<Acquired, ApiError> {
     let settings = &engine.settings;
     let strategy = ctx.snapshot.settings.rotation_strategy;
-    let candidates = match ctx.only_account {
-        Some(owner) if !state.tried.contains(&owner) => owner_candidate(&ctx.snapshot, owner),
-        Some(_) => Vec::new(),
-        None => {
-            let excluded: Vec<AccountId> = state.tried.iter().chain(&state.skipped).copied().collect();
-            let hint = step.affinity.and_then(|a| engine.affinity_hints.get(&a.key));
-            let now = OffsetDateTime::now_utc().unix_timestamp();
-            candidates(&ctx.snapshot, step.pool, strategy, &excluded, now, step.affinity.is_some(), hint)
-        }
-    };
+    let candidates = offered(engine, ctx, state, step);
     if candidates.is_empty() {
         if ctx.only_account.is_some() {
             return Err(super::failover::previous_response_not_found());
@@ -212,6 +203,22 @@ async fn acquire(
             // Nothing was recorded: keep the replaced slot and its feedback for the release.
             state.feedback = request.replaces.and_then(|r| r.feedback);
             no_account(ctx, state, step, &none, settings.max_interval_wait).await
+        }
+    }
+}
+
+/// The candidates this acquire offers: the continuation's owner alone (once), else a few
+/// weighted picks of the pool that this request has not tried or skipped.
+fn offered(engine: &Engine, ctx: &RequestContext, state: &Attempts, step: &Step<'_>) -> Vec<AccountCandidate> {
+    match ctx.only_account {
+        Some(owner) if !state.tried.contains(&owner) => owner_candidate(&ctx.snapshot, owner),
+        Some(_) => Vec::new(),
+        None => {
+            let excluded: Vec<AccountId> = state.tried.iter().chain(&state.skipped).copied().collect();
+            let hint = step.affinity.and_then(|a| engine.affinity_hints.get(&a.key));
+            let now = OffsetDateTime::now_utc().unix_timestamp();
+            let strategy = ctx.snapshot.settings.rotation_strategy;
+            candidates(&ctx.snapshot, step.pool, strategy, &excluded, now, step.affinity.is_some(), hint)
         }
     }
 }
