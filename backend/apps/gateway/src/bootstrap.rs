@@ -86,7 +86,10 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
         "switchboard listening"
     );
 
-    tokio::spawn(shutdown.clone().listen_for_signals());
+    // The signal listener belongs to this function: it ends with the shutdown token, and is
+    // joined (or aborted) before the process stops.
+    let mut signals = tokio::task::JoinSet::new();
+    signals.spawn(shutdown.clone().listen_for_signals());
     workers.start();
     let limits = ConnectionLimits::from_config(&config.server);
     let outcome =
@@ -97,6 +100,7 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
         tracing::warn!("slot releases still running at shutdown; those slots expire by their TTL");
     }
     let aborted = workers.shutdown(Duration::from_secs(config.workers.shutdown_timeout_seconds)).await;
+    signals.shutdown().await;
     updater.close().await;
     storage.close().await;
     tracing::info!(aborted_workers = aborted.len(), "switchboard stopped");

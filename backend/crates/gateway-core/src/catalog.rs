@@ -10,7 +10,7 @@
 //! entity tag); it is a cache, never a business fact.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
@@ -83,6 +83,8 @@ pub struct CatalogBook {
     state: RwLock<Arc<CatalogState>>,
     resync: AtomicBool,
     wake: Notify,
+    /// Bumped by every install: what `Provider::catalog_generation` reports.
+    generation: AtomicU64,
 }
 
 impl CatalogBook {
@@ -95,6 +97,7 @@ impl CatalogBook {
             state: RwLock::new(Arc::new(CatalogState::default())),
             resync: AtomicBool::new(false),
             wake: Notify::new(),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -163,6 +166,13 @@ impl CatalogBook {
         let mut plans = guard.plans.clone();
         plans.insert(plan.to_owned(), catalog);
         *guard = Arc::new(CatalogState { plans });
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// How many catalogs were installed: changes whenever [`supports`](Self::supports) may
+    /// answer differently.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// Hot path: an entity tag seen on a normal response. A tag that differs from the one the

@@ -1,6 +1,7 @@
 //! The nouns of the gateway, shared by the engine, the admin use cases and the adapters.
 
 pub mod account;
+pub mod attempt;
 pub mod client_key;
 pub mod closed_set;
 pub mod credential;
@@ -20,6 +21,7 @@ pub use account::{
     AccountProfile, AccountRecord, CredentialFacts, CredentialState, ProviderData, QuotaFacts, QuotaState,
     SchedulingFacts, Weight,
 };
+pub use attempt::{Attempt, AttemptOutcome};
 pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope};
 pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
 pub use group::AccountGroup;

@@ -1,7 +1,8 @@
-//! The request engine. [`Engine::handle`] reads top to bottom as the request chain of SPEC §3:
-//! authenticate → freeze the snapshot → compile the route plan → record the start → admission,
-//! account choice and upstream call (with failover before the commit) → deliver through the
-//! commit barrier → terminal observation and accounting.
+//! The request engine. [`Engine::handle`] reads top to bottom as the request chain of SPEC §3,
+//! one named phase each: freeze the snapshot → authenticate → decode → plan (route plan,
+//! continuation, route: builds the one [`RequestContext`]) → record the start → attempts
+//! (`attempts.rs`: acquire → send → decide on failure, before the commit) → deliver through
+//! the commit barrier (`delivery.rs`) → finish (terminal observation, accounting, release).
 
 pub mod admission;
 pub mod affinity_hints;
@@ -9,10 +10,13 @@ pub mod attempts;
 pub mod auth;
 pub mod candidates;
 pub mod circuit;
+pub mod context;
 pub mod continuation;
+pub mod decode;
 pub mod delivery;
 pub mod failover;
 pub mod models;
+pub mod pool_cache;
 pub mod record;
 pub mod route_plan;
 
@@ -20,19 +24,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use gateway_protocol::request::{GATEWAY_KEYS, RequestBody};
-use gateway_protocol::{ApiError, ErrorCode};
+use gateway_protocol::ApiError;
 use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
-use crate::coordination::{
-    CircuitPolicy, ContinuationPins, HeldSlots, ProviderCircuits, RequestSlots, SessionSignal, SignalSource,
-};
-use crate::domain::{RequestId, Runner, Transport};
+use crate::coordination::{CircuitPolicy, ContinuationPins, HeldSlots, ProviderCircuits, RequestSlots};
+use crate::domain::{RequestId, RequestStatus, Runner, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
-use crate::snapshot::SnapshotHolder;
+use crate::snapshot::{KeyEntry, RuntimeSnapshot, SnapshotHolder};
 
+pub use context::RequestContext;
 pub use continuation::SocketSession;
 pub use delivery::{Delivery, NonStreamReply};
 
@@ -130,70 +132,49 @@ pub struct Engine {
     pub settings: EngineSettings,
     /// The account each session was last bound to, as this replica saw it.
     pub affinity_hints: affinity_hints::AffinityHints,
+    /// Candidate pools per snapshot, scope, provider, model and catalog generation.
+    pub pools: pool_cache::PoolCache,
 }
 
 impl Engine {
+    /// The request chain of SPEC §3, one named phase per step.
     pub async fn handle(&self, inbound: InboundRequest) -> Reply {
-        // 1. Freeze the snapshot: this request reads nothing else until it ends.
+        // Freeze the snapshot: this request reads nothing else until it ends.
         let snapshot = self.snapshots.current();
-        let now = OffsetDateTime::now_utc();
-
-        // 2. Authenticate.
-        let key = match auth::authenticate(&snapshot, inbound.api_key.as_deref(), now) {
+        let key = match auth::authenticate(&snapshot, inbound.api_key.as_deref(), OffsetDateTime::now_utc()) {
             Ok(key) => key,
             Err(error) => return Reply::error(&error, None),
         };
-
-        // 3. Decode the parts of the body the gateway acts on; the rest stays opaque.
-        let view = match RequestBody::parse(&inbound.body) {
-            Ok(view) => view,
-            Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidJson, error.to_string()), None),
-        };
-        // The gateway and the upstream must read the same value of every key the gateway acts on.
-        if let Some(key) = view.duplicate(GATEWAY_KEYS) {
-            let message = format!("The request body holds the top-level key '{key}' more than once; send it once.");
-            return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, message).with_param(key), None);
-        }
-        let model = match view.string(&inbound.body, "model") {
-            Ok(Some(model)) if !model.is_empty() => model,
-            Ok(_) => {
-                return Reply::error(
-                    &ApiError::new(ErrorCode::InvalidRequest, "Missing required parameter: 'model'.")
-                        .with_param("model"),
-                    None,
-                );
-            }
-            Err(error) => {
-                return Reply::error(
-                    &ApiError::new(ErrorCode::InvalidRequest, error.to_string()).with_param("model"),
-                    None,
-                );
-            }
-        };
-        let stream = match view.boolean(&inbound.body, "stream") {
-            Ok(stream) => stream.unwrap_or(false),
-            Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, error.to_string()), None),
-        };
-        let previous = match view.string(&inbound.body, "previous_response_id") {
-            Ok(previous) => previous.filter(|p| !p.is_empty()),
-            Err(error) => return Reply::error(&ApiError::new(ErrorCode::InvalidRequest, error.to_string()), None),
-        };
-
-        // 4. Route plan: model mapping and the providers/accounts that may serve it. A
-        //    continuation may run only on the account that owns the previous response.
-        let mut plan = match route_plan::RoutePlan::compile(&snapshot, &key, &model, &self.providers) {
-            Ok(plan) => plan,
+        let decoded = match decode::decode(&inbound.body) {
+            Ok(decoded) => decoded,
             Err(error) => return Reply::error(&error, None),
         };
-        let continuation = match &previous {
+        let ctx = match self.plan(inbound, snapshot, key, decoded).await {
+            Ok(ctx) => ctx,
+            Err(error) => return Reply::error(&error, None),
+        };
+        let mut record = self.record_start(&ctx);
+        match attempts::run(self, &ctx, &mut record).await {
+            Ok(accepted) => self.deliver(&ctx, accepted, record).await,
+            Err(error) => Self::refuse(record, &error),
+        }
+    }
+
+    /// Plan: the route plan (model mapping, the providers and pools that may serve it within
+    /// the key's scope), the continuation's owner, the upstream route and the session signal.
+    async fn plan(
+        &self,
+        inbound: InboundRequest,
+        snapshot: Arc<RuntimeSnapshot>,
+        key: Arc<KeyEntry>,
+        decoded: decode::Decoded,
+    ) -> Result<RequestContext, ApiError> {
+        let mut plan = route_plan::RoutePlan::compile(&snapshot, &key, &decoded.model, &self.providers, &self.pools)?;
+        let continuation = match &decoded.previous {
             Some(previous) => {
-                match continuation::resolve(self, &snapshot, &key, previous, inbound.session.as_ref()).await {
-                    Ok(found) => {
-                        plan.steps.retain(|(provider, _)| *provider == found.provider);
-                        Some(found)
-                    }
-                    Err(error) => return Reply::error(&error, None),
-                }
+                let found = continuation::resolve(self, &snapshot, &key, previous, inbound.session.as_ref()).await?;
+                plan.steps.retain(|(provider, _)| *provider == found.provider);
+                Some(found)
             }
             None => None,
         };
@@ -202,94 +183,76 @@ impl Engine {
             (None, Some(session)) => UpstreamRoute::Socket { conversation: session.conversation },
             (None, None) => UpstreamRoute::Http,
         };
+        let session = decode::session_signal(&inbound.headers, &inbound.body, &decoded.view);
+        Ok(RequestContext {
+            inbound,
+            snapshot,
+            key,
+            view: decoded.view,
+            model: decoded.model,
+            stream: decoded.stream,
+            plan,
+            route,
+            session,
+            only_account: continuation.map(|c| c.owner),
+        })
+    }
 
-        // 5. Record the start before anything can reach upstream (invariant 2).
-        let request_id = RequestId::new();
-        let mut record = record::RequestRecord::start(
+    /// Record the start before anything can reach upstream (invariant 2).
+    fn record_start(&self, ctx: &RequestContext) -> record::RequestRecord {
+        record::RequestRecord::start(
             self.observations.clone(),
-            request_id,
-            key.record.id,
-            &model,
-            inbound.operation.name(),
-            inbound.transport,
-            stream,
-            key.scope.routing.clone(),
+            RequestId::new(),
+            ctx.key.record.id,
+            &ctx.model,
+            ctx.inbound.operation.name(),
+            ctx.inbound.transport,
+            ctx.stream,
+            ctx.key.scope.routing.clone(),
             self.settings.request_deadline,
             self.settings.runner.clone(),
+        )
+    }
+
+    /// No upstream accepted the request: its one terminal observation, and the client's error.
+    fn refuse(mut record: record::RequestRecord, error: &ApiError) -> Reply {
+        record.finish(
+            RequestStatus::Failed,
+            record::Outcome {
+                http_status: Some(error.status()),
+                error_code: Some(error.upstream_code.clone().unwrap_or_else(|| error.code.code().to_owned())),
+                ..record::Outcome::default()
+            },
         );
+        Reply::error(error, Some(record.id))
+    }
 
-        // 6. Admission, account choice and the upstream call, failing over before the commit.
-        let session = session_signal(&inbound.headers, &inbound.body, &view);
-        let call = attempts::CallContext {
-            engine: self,
-            snapshot: &snapshot,
-            key: &key,
-            plan: &plan,
-            inbound: &inbound,
-            view: &view,
-            stream,
-            session: session.as_ref(),
-            route: &route,
-            only_account: continuation.as_ref().map(|c| c.owner),
-        };
-        let accepted = match attempts::run(&call, &mut record).await {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                record.finish(
-                    crate::domain::RequestStatus::Failed,
-                    record::Outcome {
-                        http_status: Some(error.status()),
-                        error_code: Some(error.upstream_code.clone().unwrap_or_else(|| error.code.code().to_owned())),
-                        ..record::Outcome::default()
-                    },
-                );
-                return Reply::error(&error, Some(request_id));
-            }
-        };
-
-        // 7. Deliver through the commit barrier; the terminal observation follows the stream.
+    /// Deliver through the commit barrier; the terminal observation follows the stream.
+    async fn deliver(
+        &self,
+        ctx: &RequestContext,
+        accepted: attempts::Accepted,
+        record: record::RequestRecord,
+    ) -> Reply {
+        let request_id = record.id;
         let pin = (accepted.reply.transport == Transport::Websocket).then(|| delivery::PinContext {
             pins: self.pins.clone(),
-            key: key.clone(),
+            key: ctx.key.clone(),
             provider: accepted.provider,
             ttl: self.settings.pin_ttl,
         });
-        let delivery = Delivery::new(accepted, record, plan.upstream_model.clone(), self.prices.clone(), pin);
-        // A WebSocket client always receives events, whatever `stream` says.
-        if stream || inbound.session.is_some() {
-            match delivery.prefetch().await {
+        let delivery = Delivery::new(accepted, record, ctx.plan.upstream_model.clone(), self.prices.clone(), pin);
+        if ctx.streams() {
+            return match delivery.prefetch().await {
                 Ok((headers, delivery)) => Reply::Stream { request_id, headers, body: Box::new(delivery) },
                 Err(error) => Reply::error(&error, Some(request_id)),
+            };
+        }
+        match delivery.collect().await {
+            NonStreamReply::Ok { headers, body } => {
+                Reply::Json { request_id: Some(request_id), status: 200, headers, body }
             }
-        } else {
-            match delivery.collect().await {
-                NonStreamReply::Ok { headers, body } => {
-                    Reply::Json { request_id: Some(request_id), status: 200, headers, body }
-                }
-                NonStreamReply::Err(error) => Reply::error(&error, Some(request_id)),
-            }
+            NonStreamReply::Err(error) => Reply::error(&error, Some(request_id)),
         }
     }
-}
-
-/// The explicit session signal, if the client sent one: the `session_id` header, else the
-/// top-level `prompt_cache_key`, else `conversation_id`.
-fn session_signal(headers: &[(String, Bytes)], body: &[u8], view: &RequestBody) -> Option<SessionSignal> {
-    let header = headers.iter().find(|(name, _)| name == "session_id" || name == "session-id");
-    if let Some((_, value)) = header
-        && let Ok(signal) = SessionSignal::parse(SignalSource::SessionHeader, value)
-    {
-        return Some(signal);
-    }
-    for (field, source) in
-        [("prompt_cache_key", SignalSource::PromptCacheKey), ("conversation_id", SignalSource::ConversationId)]
-    {
-        if let Ok(Some(value)) =
-            view.string(body, if field == "prompt_cache_key" { "prompt_cache_key" } else { "conversation_id" })
-            && let Ok(signal) = SessionSignal::parse(source, value.as_bytes())
-        {
-            return Some(signal);
-        }
-    }
-    None
 }

@@ -30,9 +30,7 @@ impl Observation {
         match self {
             Self::Start(start) => 256 + start.requested_model.len(),
             // An attempt record is about 160 bytes of JSON; no need to serialise to weigh it.
-            Self::Update(update) => {
-                384 + update.attempts.as_ref().and_then(|a| a.as_array()).map_or(0, |a| a.len() * 160)
-            }
+            Self::Update(update) => 384 + update.attempts.as_ref().map_or(0, |a| a.len() * 160),
             Self::Ops(event) => 256 + event.message.len(),
             Self::Quota { facts, .. } => 128 + facts.windows.to_string().len(),
         }

@@ -207,6 +207,14 @@ pub trait Provider: Send + Sync + 'static {
     /// be answered from memory.
     fn supports_model(&self, account: &AccountEntry, model: &str) -> bool;
 
+    /// Changes whenever the answers of [`supports_model`](Self::supports_model) may change (a
+    /// catalog was installed). The engine keys its candidate pools by it, so a pool admitted
+    /// with the live catalog follows that catalog. A provider whose answers never change keeps
+    /// the default.
+    fn catalog_generation(&self) -> u64 {
+        0
+    }
+
     /// The models `account` can serve, from memory.
     fn models(&self, account: &AccountEntry) -> Vec<ModelInfo>;
 

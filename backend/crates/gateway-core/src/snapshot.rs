@@ -8,7 +8,8 @@ mod holder;
 mod reconcile;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::candidates::CandidatePool;
 
@@ -59,6 +60,8 @@ impl AccountEntry {
 /// the same group set.
 #[derive(Debug)]
 pub struct AccountScope {
+    /// Names the scope within its snapshot (0 = every account); what caches key it by.
+    pub id: u32,
     /// Indices into [`RuntimeSnapshot::accounts`], grouped by provider; `None` = every account.
     pub members: Option<HashMap<ProviderKind, Vec<usize>>>,
     pub routing: RoutingSnapshot,
@@ -74,6 +77,9 @@ pub struct KeyEntry {
 #[derive(Debug)]
 pub struct RuntimeSnapshot {
     pub config_revision: ConfigRevision,
+    /// Unique per built snapshot in this process (a reload at the same `config_revision` gets a
+    /// new one): what the engine's caches key by.
+    generation: u64,
     pub settings: RuntimeSettings,
     accounts: Vec<Arc<AccountEntry>>,
     account_index: HashMap<AccountId, usize>,
@@ -81,8 +87,13 @@ pub struct RuntimeSnapshot {
     by_provider: HashMap<ProviderKind, Vec<usize>>,
     keys: HashMap<ClientKeyHash, Arc<KeyEntry>>,
     groups: Vec<GroupRef>,
-    /// Candidate pools per (scope, provider, model), built on first use.
-    pools: Mutex<HashMap<(usize, ProviderKind, String), Arc<CandidatePool>>>,
+}
+
+/// The source of [`RuntimeSnapshot::generation`].
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Which stored credentials the configured keys open.
@@ -101,11 +112,12 @@ impl CredentialCoverage {
     }
 }
 
-/// Distinct pools cached per snapshot; beyond this (clients inventing model names) pools are
-/// built per request and not kept.
-const MAX_CACHED_POOLS: usize = 4096;
-
 impl RuntimeSnapshot {
+    /// Unique per built snapshot in this process.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     pub fn key(&self, hash: &ClientKeyHash) -> Option<&Arc<KeyEntry>> {
         self.keys.get(hash)
     }
@@ -158,31 +170,21 @@ impl RuntimeSnapshot {
         }
     }
 
-    /// The candidate pool of `scope` × `provider` × `model`: the scoped accounts of the provider
-    /// that pass `admit` (built once per snapshot).
-    pub fn pool(
+    /// Builds the candidate pool of `scope` × `provider`: the scoped accounts of the provider
+    /// that pass `admit`. Pure: the engine's `PoolCache` keeps what it builds.
+    pub fn build_pool(
         &self,
-        scope: &Arc<AccountScope>,
+        scope: &AccountScope,
         provider: ProviderKind,
-        model: &str,
         admit: impl Fn(&AccountEntry) -> bool,
-    ) -> Arc<CandidatePool> {
-        let key = (Arc::as_ptr(scope) as usize, provider, model.to_owned());
-        if let Some(pool) = self.pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return pool.clone();
-        }
+    ) -> CandidatePool {
         let indices: &[usize] = match &scope.members {
             None => self.by_provider.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
             Some(members) => members.get(&provider).map(Vec::as_slice).unwrap_or(&[]),
         };
-        let pool = Arc::new(CandidatePool::build(
+        CandidatePool::build(
             indices.iter().map(|i| (*i, self.accounts[*i].as_ref())).filter(|(_, account)| admit(account)),
-        ));
-        let mut pools = self.pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if pools.len() < MAX_CACHED_POOLS {
-            pools.insert(key, pool.clone());
-        }
-        pool
+        )
     }
 
     /// An empty snapshot (no accounts, no keys) at revision 0: what a gateway serves before the
@@ -190,13 +192,13 @@ impl RuntimeSnapshot {
     pub fn empty() -> Self {
         Self {
             config_revision: ConfigRevision(0),
+            generation: next_generation(),
             settings: RuntimeSettings::default(),
             accounts: Vec::new(),
             account_index: HashMap::new(),
             by_provider: HashMap::new(),
             keys: HashMap::new(),
             groups: Vec::new(),
-            pools: Mutex::new(HashMap::new()),
         }
     }
 }

@@ -1,2 +1,7 @@
 mod candidates;
+mod chain;
 mod failover;
+mod failover_table;
+mod invariants;
+mod pool_cache;
+mod support;

@@ -1,6 +1,7 @@
 //! Deterministic tests of gateway-core, mirroring `src/`.
 
 mod accounting;
+mod catalog;
 mod coordination;
 mod domain;
 mod engine;

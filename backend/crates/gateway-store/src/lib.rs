@@ -8,6 +8,7 @@
 //!   lost, rebuilt or that expires by itself;
 //! - credentials are encrypted at rest and never printed.
 
+mod attempt_json;
 pub mod crypto;
 pub mod dns;
 pub mod memory;

@@ -215,6 +215,7 @@ pub async fn build(
         observations,
         prices: Arc::new(PriceTable::default()),
         affinity_hints: Default::default(),
+        pools: Default::default(),
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
             lease_ttl,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::closed_set;
+use crate::domain::attempt::Attempt;
 use crate::domain::ids::{AccountId, ClientKeyId, GroupId, RequestId};
 use crate::domain::money::NanoUsd;
 use crate::domain::provider::ProviderKind;
@@ -83,8 +84,8 @@ pub struct RequestUpdate {
     pub upstream_model: Option<String>,
     pub http_status: Option<u16>,
     pub error_code: Option<String>,
-    /// The full attempts array (JSON array of attempt objects); replaces the stored one.
-    pub attempts: Option<serde_json::Value>,
+    /// Every attempt so far; replaces the stored ones.
+    pub attempts: Option<Vec<Attempt>>,
     pub usage: Option<TokenUsage>,
     pub cost: Option<NanoUsd>,
     pub service_tier: Option<String>,

@@ -1,48 +1,36 @@
-//! The attempt coordinator: admission and account choice in one coordination round trip, the
-//! upstream call, and failover before the downstream commit.
+//! The attempt phases, before the downstream commit: acquire (admission and account choice in
+//! one coordination round trip) → send (one account, one `execute`) → decide on failure
+//! (`failover::decide`) → the next account, or the next provider.
 //!
 //! Invariant 5 holds by construction: each `execute` gets one account. Invariant 6: within a
 //! provider the next account is tried under the frozen policy; the next provider only while the
 //! request is still `not_sent`.
 
+mod offer;
+mod refusal;
+
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_protocol::request::RequestBody;
-use gateway_protocol::{ApiError, ErrorCode};
+use gateway_protocol::ApiError;
 use time::OffsetDateTime;
 
 use super::admission::{admission_error, admission_limits};
 use super::candidates::CandidatePool;
 use super::failover::{self, Next};
 use super::record::RequestRecord;
-use super::route_plan::RoutePlan;
-use super::{Engine, InboundRequest};
-use crate::coordination::acquire::MAX_CANDIDATES;
+use super::{Engine, RequestContext};
 use crate::coordination::{
-    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, CoordinationError,
-    CoordinationErrorKind, LeaseGuard, NoAccount, PickStrategy, ReplacedAttempt, SessionSignal,
+    AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount,
+    PickStrategy, ReplacedAttempt,
 };
-use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
+use crate::domain::{AccountId, AttemptOutcome, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
-use crate::provider::{Provider, UpstreamCall, UpstreamReply, UpstreamRoute};
-use crate::snapshot::{KeyEntry, RuntimeSnapshot};
-
-/// Everything an attempt needs, borrowed from the request.
-pub struct CallContext<'a> {
-    pub engine: &'a Engine,
-    pub snapshot: &'a Arc<RuntimeSnapshot>,
-    pub key: &'a Arc<KeyEntry>,
-    pub plan: &'a RoutePlan,
-    pub inbound: &'a InboundRequest,
-    pub view: &'a RequestBody,
-    pub stream: bool,
-    pub session: Option<&'a SessionSignal>,
-    pub route: &'a UpstreamRoute,
-    /// A continuation runs only on the account that owns the previous response.
-    pub only_account: Option<AccountId>,
-}
+use crate::provider::{AttemptFailure, Provider, UpstreamReply};
+use crate::snapshot::AccountEntry;
+use offer::{candidates, owner_candidate};
+pub(crate) use refusal::coordination_error;
+use refusal::{failure_error, internal_error, no_account_error, no_account_for};
 
 /// An upstream that accepted the call, with the slots the request holds.
 pub struct Accepted {
@@ -53,6 +41,7 @@ pub struct Accepted {
 }
 
 /// State carried across the attempts of one request.
+#[derive(Default)]
 struct Attempts {
     guard: Option<LeaseGuard>,
     /// Feedback for the account whose slot `guard` holds, given at the next acquire or release.
@@ -68,26 +57,35 @@ struct Attempts {
     probe: bool,
 }
 
-/// Candidates offered per acquire: choosing the least loaded of a few weighted random picks
-/// balances nearly as well as looking at all, and keeps the coordination script's work small
-/// however large the pool ("power of d choices").
-const CANDIDATES_PER_ACQUIRE: usize = 4;
+/// One provider of the plan, as the attempts on it see it.
+struct Step<'a> {
+    kind: ProviderKind,
+    provider: &'a dyn Provider,
+    pool: &'a CandidatePool,
+    affinity: Option<AffinityRequest>,
+}
+
+/// What the acquire phase came back with.
+enum Acquired {
+    Granted(Grant),
+    /// Waited for an interval, or offered the next candidates: acquire again.
+    Again,
+    /// Nothing in this provider can serve now: the next provider (while `not_sent`).
+    NextProvider,
+}
+
+/// What sending on one account came to.
+enum Sent {
+    Accepted(Box<Accepted>),
+    NextAccount,
+}
+
 /// Further acquires when every offered candidate was ineligible.
 const MAX_SKIP_ROUNDS: u32 = 3;
 
-pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Accepted, ApiError> {
-    let mut state = Attempts {
-        guard: None,
-        feedback: None,
-        tried: Vec::new(),
-        recovered: HashSet::new(),
-        interval_waited: Duration::ZERO,
-        last_error: None,
-        skipped: Vec::new(),
-        skip_rounds: 0,
-        probe: false,
-    };
-    let result = run_steps(ctx, record, &mut state).await;
+pub async fn run(engine: &Engine, ctx: &RequestContext, record: &mut RequestRecord) -> Result<Accepted, ApiError> {
+    let mut state = Attempts::default();
+    let result = run_steps(engine, ctx, record, &mut state).await;
     if result.is_err()
         && let Some(guard) = state.guard.take()
     {
@@ -97,291 +95,271 @@ pub async fn run(ctx: &CallContext<'_>, record: &mut RequestRecord) -> Result<Ac
 }
 
 async fn run_steps(
-    ctx: &CallContext<'_>,
+    engine: &Engine,
+    ctx: &RequestContext,
     record: &mut RequestRecord,
     state: &mut Attempts,
 ) -> Result<Accepted, ApiError> {
-    for (step, (kind, pool)) in ctx.plan.steps.iter().enumerate() {
+    for (index, (kind, pool)) in ctx.plan.steps.iter().enumerate() {
         // The next provider only while nothing may have reached an upstream.
-        if step > 0 && record.watermark() != SendState::NotSent {
+        if index > 0 && record.watermark() != SendState::NotSent {
             break;
         }
-        let Some(provider) = ctx.engine.providers.get(*kind) else { continue };
-        if let Some(accepted) = run_provider(ctx, record, state, *kind, provider.as_ref(), pool).await? {
+        let Some(provider) = engine.providers.get(*kind) else { continue };
+        let affinity = ctx.session.as_ref().map(|signal| AffinityRequest {
+            key: signal.key(ctx.key.record.id, *kind),
+            idle_ttl: engine.settings.affinity_idle_ttl,
+        });
+        let step = Step { kind: *kind, provider: provider.as_ref(), pool, affinity };
+        if let Some(accepted) = run_provider(engine, ctx, record, state, &step).await? {
             return Ok(accepted);
         }
     }
-    Err(state.last_error.take().unwrap_or_else(|| {
-        ApiError::new(ErrorCode::NoAvailableAccount, "No account is available to serve this request right now.")
-            .with_retry_after(30)
-    }))
+    Err(state.last_error.take().unwrap_or_else(no_account_error))
 }
 
-/// Tries the accounts of one provider. `Ok(None)` moves on to the next provider.
+/// Tries the accounts of one provider: acquire → send, until one accepts. `Ok(None)` moves on
+/// to the next provider.
 async fn run_provider(
-    ctx: &CallContext<'_>,
+    engine: &Engine,
+    ctx: &RequestContext,
     record: &mut RequestRecord,
     state: &mut Attempts,
-    kind: ProviderKind,
-    provider: &dyn Provider,
-    pool: &CandidatePool,
+    step: &Step<'_>,
 ) -> Result<Option<Accepted>, ApiError> {
-    let settings = &ctx.engine.settings;
-    let strategy = ctx.snapshot.settings.rotation_strategy;
-    let affinity = ctx.session.map(|signal| AffinityRequest {
-        key: signal.key(ctx.key.record.id, kind),
-        idle_ttl: settings.affinity_idle_ttl,
-    });
     loop {
-        if record.attempt_count() >= settings.max_attempts {
+        if record.attempt_count() >= engine.settings.max_attempts {
             return Err(state.last_error.take().unwrap_or_else(no_account_error));
         }
-        let now = OffsetDateTime::now_utc();
-        let candidates = match ctx.only_account {
-            Some(owner) if !state.tried.contains(&owner) => owner_candidate(ctx.snapshot, owner),
-            Some(_) => Vec::new(),
-            None => {
-                let excluded: Vec<AccountId> = state.tried.iter().chain(&state.skipped).copied().collect();
-                let hint = affinity.and_then(|a| ctx.engine.affinity_hints.get(&a.key));
-                candidates(ctx.snapshot, pool, strategy, &excluded, now.unix_timestamp(), affinity.is_some(), hint)
-            }
+        let grant = match acquire(engine, ctx, record, state, step).await? {
+            Acquired::Granted(grant) => grant,
+            Acquired::Again => continue,
+            Acquired::NextProvider => return Ok(None),
         };
-        if candidates.is_empty() {
-            if ctx.only_account.is_some() {
-                return Err(super::failover::previous_response_not_found());
-            }
-            return Ok(None);
-        }
-        let request = AcquireRequest {
-            request: record.id,
-            owner: ctx.engine.held.boot(),
-            provider: kind,
-            model: ctx.plan.upstream_model.clone(),
-            admission: if state.guard.is_none() { admission_limits(ctx.key, record.spend_period) } else { None },
-            candidates,
-            strategy: if strategy == RotationStrategy::Smart {
-                PickStrategy::LeastInFlight
-            } else {
-                PickStrategy::FirstEligible
-            },
-            affinity,
-            lease_ttl: settings.lease_ttl,
-            probe_ttl: settings.probe_ttl(),
-            // The replaced attempt's feedback and circuit report are applied by this acquire,
-            // whatever it decides.
-            replaces: state.guard.as_mut().and_then(|guard| {
-                let lease = guard.account()?;
-                Some(ReplacedAttempt { lease, feedback: state.feedback.take(), circuit: guard.take_circuit() })
-            }),
-        };
-        let grant = match ctx.engine.slots.acquire(&request).await.map_err(coordination_error)? {
-            AcquireOutcome::Granted(grant) => grant,
-            AcquireOutcome::AdmissionDenied(denial) => return Err(admission_error(denial, record.spend_period)),
-            AcquireOutcome::CircuitOpen { until } => {
-                state.last_error = Some(super::circuit::open_error(until));
-                return Ok(None);
-            }
-            AcquireOutcome::NoAccount(none) => {
-                // Nothing was recorded: keep the replaced slot and its feedback for the release.
-                state.feedback = request.replaces.and_then(|r| r.feedback);
-                if ctx.only_account.is_some() && none.shortest_interval_wait().is_none() {
-                    // The owner cannot serve now (cooling down, at cap): the client resends.
-                    return Err(super::failover::previous_response_not_found());
-                }
-                if let Some(wait) = none.shortest_interval_wait()
-                    && state.interval_waited + wait <= settings.max_interval_wait
-                {
-                    // Inside an account's request interval: wait our turn instead of failing.
-                    state.interval_waited += wait;
-                    tokio::time::sleep(wait).await;
-                    continue;
-                }
-                state.last_error = Some(no_account_for(&none));
-                // The candidates offered were all ineligible; when the pool holds more, offer
-                // the next ones (bounded), else move on.
-                if state.skip_rounds < MAX_SKIP_ROUNDS && pool.len() > state.tried.len() + state.skipped.len() {
-                    state.skip_rounds += 1;
-                    state.skipped.extend(none.verdicts.iter().map(|v| v.account));
-                    continue;
-                }
-                return Ok(None);
-            }
-        };
-        if let Some(affinity) = affinity {
-            let bound = match grant.affinity {
-                crate::coordination::AffinityOutcome::Bypassed { bound } => bound,
-                _ => grant.account.account,
-            };
-            ctx.engine.affinity_hints.remember(affinity.key, bound);
-        }
-        match state.guard.as_mut() {
-            Some(guard) => guard.replace_account(grant.account),
-            None => state.guard = Some(ctx.engine.held.guard(grant.held())),
-        }
-        state.probe = grant.probe;
         let account_id = grant.account.account;
+        hold(engine, state, step, grant);
         let Some(account) = ctx.snapshot.account(account_id) else {
             // Nothing is sent; a probe taken for it is handed back by the next acquire.
             if let Some(guard) = state.guard.as_mut() {
-                guard.report_circuit(super::circuit::report(ctx.engine, kind, None, state.probe));
+                guard.report_circuit(super::circuit::report(engine, step.kind, None, state.probe));
             }
             state.tried.push(account_id);
             continue;
         };
-        // Same-account loop: only a credential recovery retries the same account.
-        loop {
-            let number = record.begin_attempt(kind, account_id);
-            let call = UpstreamCall {
-                request: record.id,
-                attempt: number,
-                operation: ctx.inbound.operation,
-                client_key: ctx.key.record.id,
-                account,
-                body: &ctx.inbound.body,
-                view: ctx.view,
-                upstream_model: &ctx.plan.upstream_model,
-                client_stream: ctx.stream,
-                client_headers: &ctx.inbound.headers,
-                header_timeout: settings.header_timeout,
-                route: ctx.route,
-            };
-            let failure = match provider.execute(call).await {
-                Ok(reply) => {
-                    record.end_attempt("ok", Some(200), SendState::Sent);
-                    record.latency.headers_ms = Some(u32::try_from(reply.headers_time.as_millis()).unwrap_or(u32::MAX));
-                    if let Some(quota) = reply.quota.clone() {
-                        ctx.engine
-                            .observations
-                            .push(Observation::Quota { account: account_id, facts: Box::new(quota) });
-                    }
-                    let mut guard = state.guard.take().ok_or_else(internal_error)?;
-                    super::circuit::succeeded(ctx.engine, kind, state.probe, &mut guard).await;
-                    return Ok(Some(Accepted { reply, guard, provider: kind, account: account_id }));
-                }
-                Err(failure) => failure,
-            };
-            record.end_attempt(failure.code(), failure.http_status, failure.send_state);
-            tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
-            if let Some(quota) = failure.quota.clone() {
-                ctx.engine.observations.push(Observation::Quota { account: account_id, facts: quota });
-            }
-            if let Some(guard) = state.guard.as_mut() {
-                guard.report_circuit(super::circuit::failed(ctx.engine, kind, &failure, state.probe));
-            }
-            let recovered = state.recovered.contains(&account_id);
-            match failover::decide(&failure, recovered, &ctx.plan.upstream_model, OffsetDateTime::now_utc()) {
-                Next::Fail(error) => return Err(error),
-                Next::RecoverAndRetry => {
-                    state.recovered.insert(account_id);
-                    if record.attempt_count() >= settings.max_attempts {
-                        return Err(failure_error(&failure));
-                    }
-                    match provider.recover_credential(account_id).await {
-                        Ok(()) => continue,
-                        Err(_) => {
-                            state.feedback =
-                                Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
-                            state.tried.push(account_id);
-                            state.last_error = Some(failure_error(&failure));
-                            break;
-                        }
-                    }
-                }
-                Next::NextAccount(feedback) => {
-                    state.feedback = feedback;
-                    state.tried.push(account_id);
-                    state.last_error = Some(if ctx.only_account.is_some() {
-                        // The state lives on the owner only: no other account can continue it.
-                        super::failover::previous_response_not_found()
-                    } else {
-                        failure_error(&failure)
-                    });
-                    break;
-                }
-            }
+        if let Sent::Accepted(accepted) = send(engine, ctx, record, state, step, account).await? {
+            return Ok(Some(*accepted));
         }
     }
 }
 
-/// The accounts offered to the acquire step, in preference order: a few weighted picks
-/// ([`CANDIDATES_PER_ACQUIRE`]); with a session, the account this replica last saw bound to it
-/// first — and, when this replica knows no binding yet, a wider sample so the binding the
-/// coordination store holds is likely among them.
-fn candidates(
-    snapshot: &RuntimeSnapshot,
-    pool: &CandidatePool,
-    strategy: RotationStrategy,
-    excluded: &[AccountId],
-    now_unix: i64,
-    affinity: bool,
-    hint: Option<AccountId>,
-) -> Vec<AccountCandidate> {
-    let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
-    let first = hint.and_then(|h| pool.usable_member(h, excluded, now_unix));
-    let k = match (affinity, first) {
-        (true, None) => MAX_CANDIDATES,
-        _ => CANDIDATES_PER_ACQUIRE,
+/// Acquire: admission, the provider circuit, the account slot, the interval and the session
+/// affinity in one coordination round trip.
+async fn acquire(
+    engine: &Engine,
+    ctx: &RequestContext,
+    record: &RequestRecord,
+    state: &mut Attempts,
+    step: &Step<'_>,
+) -> Result<Acquired, ApiError> {
+    let settings = &engine.settings;
+    let strategy = ctx.snapshot.settings.rotation_strategy;
+    let candidates = offered(engine, ctx, state, step);
+    if candidates.is_empty() {
+        if ctx.only_account.is_some() {
+            return Err(super::failover::previous_response_not_found());
+        }
+        return Ok(Acquired::NextProvider);
+    }
+    let request = AcquireRequest {
+        request: record.id,
+        owner: engine.held.boot(),
+        provider: step.kind,
+        model: ctx.plan.upstream_model.clone(),
+        admission: if state.guard.is_none() { admission_limits(&ctx.key, record.spend_period) } else { None },
+        candidates,
+        strategy: if strategy == RotationStrategy::Smart {
+            PickStrategy::LeastInFlight
+        } else {
+            PickStrategy::FirstEligible
+        },
+        affinity: step.affinity,
+        lease_ttl: settings.lease_ttl,
+        probe_ttl: settings.probe_ttl(),
+        // The replaced attempt's feedback and circuit report are applied by this acquire,
+        // whatever it decides.
+        replaces: state.guard.as_mut().and_then(|guard| {
+            let lease = guard.account()?;
+            Some(ReplacedAttempt { lease, feedback: state.feedback.take(), circuit: guard.take_circuit() })
+        }),
     };
-    let mut indices: Vec<usize> = first.into_iter().collect();
-    let more: Vec<AccountId> = excluded.iter().copied().chain(hint).collect();
-    indices.extend(pool.pick(strategy, k - indices.len(), &more, now_unix));
-    indices
-        .into_iter()
-        .map(|index| {
-            let account = &snapshot.accounts()[index];
-            AccountCandidate { account: account.id(), max_in_flight: account.max_in_flight, request_interval: interval }
-        })
-        .collect()
-}
-
-/// The owner of a continuation as the only candidate.
-fn owner_candidate(snapshot: &RuntimeSnapshot, owner: AccountId) -> Vec<AccountCandidate> {
-    let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
-    snapshot
-        .account(owner)
-        .map(|account| AccountCandidate {
-            account: owner,
-            max_in_flight: account.max_in_flight,
-            request_interval: interval,
-        })
-        .into_iter()
-        .collect()
-}
-
-pub(crate) fn coordination_error(error: CoordinationError) -> ApiError {
-    tracing::warn!(%error, "coordination failed; refusing the request");
-    match error.kind() {
-        CoordinationErrorKind::Unavailable => ApiError::new(
-            ErrorCode::CoordinationUnavailable,
-            "The gateway's coordination store is unavailable; try again shortly.",
-        )
-        .with_retry_after(5),
-        CoordinationErrorKind::Internal => internal_error(),
+    match engine.slots.acquire(&request).await.map_err(coordination_error)? {
+        AcquireOutcome::Granted(grant) => Ok(Acquired::Granted(grant)),
+        AcquireOutcome::AdmissionDenied(denial) => Err(admission_error(denial, record.spend_period)),
+        AcquireOutcome::CircuitOpen { until } => {
+            state.last_error = Some(super::circuit::open_error(until));
+            Ok(Acquired::NextProvider)
+        }
+        AcquireOutcome::NoAccount(none) => {
+            // Nothing was recorded: keep the replaced slot and its feedback for the release.
+            state.feedback = request.replaces.and_then(|r| r.feedback);
+            no_account(ctx, state, step, &none, settings.max_interval_wait).await
+        }
     }
 }
 
-fn no_account_error() -> ApiError {
-    ApiError::new(ErrorCode::NoAvailableAccount, "No account is available to serve this request right now.")
-        .with_retry_after(30)
-}
-
-fn no_account_for(none: &NoAccount) -> ApiError {
-    let retry = none
-        .all_cooling_down_until()
-        .map(|until| (until.0.saturating_sub(none.now.0)).div_ceil(1000).max(1))
-        .unwrap_or(5);
-    ApiError::new(ErrorCode::NoAvailableAccount, "Every account that could serve this request is busy or cooling down.")
-        .with_retry_after(retry)
-}
-
-/// The error the client sees when failover runs out after `failure`.
-fn failure_error(failure: &crate::provider::AttemptFailure) -> ApiError {
-    match &failure.class {
-        crate::provider::FailureClass::Rejected(error) => (**error).clone(),
-        _ => no_account_error(),
+/// The candidates this acquire offers: the continuation's owner alone (once), else a few
+/// weighted picks of the pool that this request has not tried or skipped.
+fn offered(engine: &Engine, ctx: &RequestContext, state: &Attempts, step: &Step<'_>) -> Vec<AccountCandidate> {
+    match ctx.only_account {
+        Some(owner) if !state.tried.contains(&owner) => owner_candidate(&ctx.snapshot, owner),
+        Some(_) => Vec::new(),
+        None => {
+            let excluded: Vec<AccountId> = state.tried.iter().chain(&state.skipped).copied().collect();
+            let hint = step.affinity.and_then(|a| engine.affinity_hints.get(&a.key));
+            let now = OffsetDateTime::now_utc().unix_timestamp();
+            let strategy = ctx.snapshot.settings.rotation_strategy;
+            candidates(&ctx.snapshot, step.pool, strategy, &excluded, now, step.affinity.is_some(), hint)
+        }
     }
 }
 
-fn internal_error() -> ApiError {
-    ApiError::new(ErrorCode::InternalError, "internal error")
+/// No offered candidate was eligible: wait for an interval within the budget, offer the next
+/// candidates (bounded), or give up on this provider.
+async fn no_account(
+    ctx: &RequestContext,
+    state: &mut Attempts,
+    step: &Step<'_>,
+    none: &NoAccount,
+    max_wait: Duration,
+) -> Result<Acquired, ApiError> {
+    if ctx.only_account.is_some() && none.shortest_interval_wait().is_none() {
+        // The owner cannot serve now (cooling down, at cap): the client resends.
+        return Err(super::failover::previous_response_not_found());
+    }
+    if let Some(wait) = none.shortest_interval_wait()
+        && state.interval_waited + wait <= max_wait
+    {
+        // Inside an account's request interval: wait our turn instead of failing.
+        state.interval_waited += wait;
+        tokio::time::sleep(wait).await;
+        return Ok(Acquired::Again);
+    }
+    state.last_error = Some(no_account_for(none));
+    if state.skip_rounds < MAX_SKIP_ROUNDS && step.pool.len() > state.tried.len() + state.skipped.len() {
+        state.skip_rounds += 1;
+        state.skipped.extend(none.verdicts.iter().map(|v| v.account));
+        return Ok(Acquired::Again);
+    }
+    Ok(Acquired::NextProvider)
+}
+
+/// Takes the granted slot into the request's guard and remembers the session's binding.
+fn hold(engine: &Engine, state: &mut Attempts, step: &Step<'_>, grant: Grant) {
+    if let Some(affinity) = step.affinity {
+        let bound = match grant.affinity {
+            crate::coordination::AffinityOutcome::Bypassed { bound } => bound,
+            _ => grant.account.account,
+        };
+        engine.affinity_hints.remember(affinity.key, bound);
+    }
+    match state.guard.as_mut() {
+        Some(guard) => guard.replace_account(grant.account),
+        None => state.guard = Some(engine.held.guard(grant.held())),
+    }
+    state.probe = grant.probe;
+}
+
+/// Send on one account; only a credential recovery retries the same account.
+async fn send(
+    engine: &Engine,
+    ctx: &RequestContext,
+    record: &mut RequestRecord,
+    state: &mut Attempts,
+    step: &Step<'_>,
+    account: &AccountEntry,
+) -> Result<Sent, ApiError> {
+    let account_id = account.id();
+    loop {
+        let number = record.begin_attempt(step.kind, account_id);
+        let call = ctx.upstream_call(record.id, number, account, engine.settings.header_timeout);
+        let failure = match step.provider.execute(call).await {
+            Ok(reply) => {
+                return accepted(engine, record, state, step.kind, account_id, reply)
+                    .await
+                    .map(|a| Sent::Accepted(Box::new(a)));
+            }
+            Err(failure) => failure,
+        };
+        record.end_attempt(AttemptOutcome::Failed(failure.code()), failure.http_status, failure.send_state);
+        tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
+        if let Some(quota) = failure.quota.clone() {
+            engine.observations.push(Observation::Quota { account: account_id, facts: quota });
+        }
+        if let Some(guard) = state.guard.as_mut() {
+            guard.report_circuit(super::circuit::failed(engine, step.kind, &failure, state.probe));
+        }
+        if !on_failure(engine, ctx, record, state, step, account_id, &failure).await? {
+            return Ok(Sent::NextAccount);
+        }
+    }
+}
+
+/// The upstream accepted: the attempt's record, its quota facts and circuit report.
+async fn accepted(
+    engine: &Engine,
+    record: &mut RequestRecord,
+    state: &mut Attempts,
+    kind: ProviderKind,
+    account: AccountId,
+    reply: UpstreamReply,
+) -> Result<Accepted, ApiError> {
+    record.end_attempt(AttemptOutcome::Ok, Some(200), SendState::Sent);
+    record.latency.headers_ms = Some(u32::try_from(reply.headers_time.as_millis()).unwrap_or(u32::MAX));
+    if let Some(quota) = reply.quota.clone() {
+        engine.observations.push(Observation::Quota { account, facts: Box::new(quota) });
+    }
+    let mut guard = state.guard.take().ok_or_else(internal_error)?;
+    super::circuit::succeeded(engine, kind, state.probe, &mut guard).await;
+    Ok(Accepted { reply, guard, provider: kind, account })
+}
+
+/// Decide on failure ([`failover::decide`]): `Ok(true)` retries the same account (its
+/// credential was renewed), `Ok(false)` moves to the next account, `Err` ends the request.
+async fn on_failure(
+    engine: &Engine,
+    ctx: &RequestContext,
+    record: &RequestRecord,
+    state: &mut Attempts,
+    step: &Step<'_>,
+    account: AccountId,
+    failure: &AttemptFailure,
+) -> Result<bool, ApiError> {
+    let recovered = state.recovered.contains(&account);
+    match failover::decide(failure, recovered, &ctx.plan.upstream_model, OffsetDateTime::now_utc()) {
+        Next::Fail(error) => Err(error),
+        Next::RecoverAndRetry => {
+            state.recovered.insert(account);
+            if record.attempt_count() >= engine.settings.max_attempts {
+                return Err(failure_error(failure));
+            }
+            if step.provider.recover_credential(account).await.is_ok() {
+                return Ok(true);
+            }
+            state.feedback = Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
+            state.tried.push(account);
+            state.last_error = Some(failure_error(failure));
+            Ok(false)
+        }
+        Next::NextAccount(feedback) => {
+            state.feedback = feedback;
+            state.tried.push(account);
+            state.last_error = Some(if ctx.only_account.is_some() {
+                // The state lives on the owner only: no other account can continue it.
+                super::failover::previous_response_not_found()
+            } else {
+                failure_error(failure)
+            });
+            Ok(false)
+        }
+    }
 }

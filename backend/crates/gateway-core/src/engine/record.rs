@@ -5,44 +5,14 @@
 
 use std::time::Instant;
 
-use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use crate::coordination::SpendPeriod;
 use crate::domain::{
-    AccountId, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart, RequestStatus,
-    RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
+    AccountId, Attempt, AttemptOutcome, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart,
+    RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
 };
 use crate::observation::{Observation, ObservationQueue};
-
-/// One attempt as stored in `model_requests.attempts`.
-#[derive(Debug, Clone)]
-pub struct AttemptRecord {
-    pub number: u32,
-    pub provider: ProviderKind,
-    pub account: AccountId,
-    pub started_at: OffsetDateTime,
-    pub duration_ms: Option<u64>,
-    /// `ok`, or the failure code.
-    pub outcome: String,
-    pub http_status: Option<u16>,
-    pub send_state: SendState,
-}
-
-impl AttemptRecord {
-    fn to_json(&self) -> Value {
-        json!({
-            "n": self.number,
-            "provider": self.provider.as_str(),
-            "accountId": self.account.0,
-            "startedAt": self.started_at.unix_timestamp_nanos() / 1_000_000,
-            "durationMs": self.duration_ms,
-            "outcome": self.outcome,
-            "httpStatus": self.http_status,
-            "sendState": self.send_state.as_str(),
-        })
-    }
-}
 
 /// The facts a terminal update carries beyond the attempts.
 #[derive(Debug, Default, Clone)]
@@ -62,7 +32,7 @@ pub struct RequestRecord {
     /// The UTC day and month the request's spend counts towards (fixed at its start).
     pub spend_period: SpendPeriod,
     started: Instant,
-    attempts: Vec<AttemptRecord>,
+    attempts: Vec<Attempt>,
     watermark: SendState,
     pub provider: Option<ProviderKind>,
     pub account: Option<AccountId>,
@@ -136,13 +106,13 @@ impl RequestRecord {
     /// progress update before the call (invariant 2); the first is covered by the start.
     pub fn begin_attempt(&mut self, provider: ProviderKind, account: AccountId) -> u32 {
         let number = self.attempts.len() as u32 + 1;
-        self.attempts.push(AttemptRecord {
+        self.attempts.push(Attempt {
             number,
             provider,
             account,
             started_at: OffsetDateTime::now_utc(),
             duration_ms: None,
-            outcome: "started".to_owned(),
+            outcome: AttemptOutcome::Started,
             http_status: None,
             send_state: SendState::NotSent,
         });
@@ -152,19 +122,19 @@ impl RequestRecord {
             let mut update = RequestUpdate::new(self.id, RequestStatus::Running, self.watermark);
             update.provider = Some(provider);
             update.account_id = Some(account);
-            update.attempts = Some(self.attempts_json());
+            update.attempts = Some(self.attempts.clone());
             self.queue.push(Observation::Update(Box::new(update)));
         }
         number
     }
 
     /// Closes the current attempt with its outcome and raises the watermark.
-    pub fn end_attempt(&mut self, outcome: &str, http_status: Option<u16>, send_state: SendState) {
+    pub fn end_attempt(&mut self, outcome: AttemptOutcome, http_status: Option<u16>, send_state: SendState) {
         self.watermark = self.watermark.raise(send_state);
         if let Some(attempt) = self.attempts.last_mut() {
             let elapsed = (OffsetDateTime::now_utc() - attempt.started_at).whole_milliseconds();
             attempt.duration_ms = Some(u64::try_from(elapsed).unwrap_or(0));
-            attempt.outcome = outcome.to_owned();
+            attempt.outcome = outcome;
             attempt.http_status = http_status;
             attempt.send_state = send_state;
         }
@@ -182,7 +152,7 @@ impl RequestRecord {
         let mut update = RequestUpdate::new(self.id, RequestStatus::Running, self.watermark);
         update.provider = self.provider;
         update.account_id = self.account;
-        update.attempts = Some(self.attempts_json());
+        update.attempts = Some(self.attempts.clone());
         update.http_status = Some(200);
         update.downstream_committed_at = Some(now);
         update.client_response_id = response_id.map(|id| id.as_bytes().to_vec());
@@ -203,10 +173,6 @@ impl RequestRecord {
         self.committed_at.is_some()
     }
 
-    fn attempts_json(&self) -> Value {
-        Value::Array(self.attempts.iter().map(AttemptRecord::to_json).collect())
-    }
-
     /// Enqueues the one terminal update.
     pub fn finish(&mut self, status: RequestStatus, outcome: Outcome) {
         if self.finished {
@@ -220,7 +186,7 @@ impl RequestRecord {
         update.upstream_model = outcome.upstream_model;
         update.http_status = outcome.http_status;
         update.error_code = outcome.error_code;
-        update.attempts = Some(self.attempts_json());
+        update.attempts = Some(self.attempts.clone());
         update.usage = outcome.usage;
         update.cost = outcome.cost;
         update.service_tier = outcome.service_tier;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use gateway_protocol::{ApiError, ErrorCode};
 
 use super::candidates::CandidatePool;
+use super::pool_cache::PoolCache;
 use crate::domain::ProviderKind;
 use crate::provider::ProviderSet;
 use crate::snapshot::{KeyEntry, RuntimeSnapshot};
@@ -24,6 +25,7 @@ impl RoutePlan {
         key: &KeyEntry,
         requested_model: &str,
         providers: &ProviderSet,
+        pools: &PoolCache,
     ) -> Result<Self, ApiError> {
         if let Some(allowed) = &key.record.allowed_models
             && !allowed.iter().any(|m| m == requested_model)
@@ -38,9 +40,7 @@ impl RoutePlan {
             snapshot.settings.model_aliases.get(requested_model).cloned().unwrap_or_else(|| requested_model.to_owned());
         let mut steps = Vec::new();
         for provider in providers.iter() {
-            let pool = snapshot.pool(&key.scope, provider.kind(), &upstream_model, |account| {
-                account.is_schedulable() && provider.supports_model(account, &upstream_model)
-            });
+            let pool = pools.pool(snapshot, &key.scope, provider.as_ref(), &upstream_model);
             if !pool.is_empty() {
                 steps.push((provider.kind(), pool));
             }

@@ -23,7 +23,7 @@ impl RuntimeSnapshot {
 
         let groups: HashMap<GroupId, &AccountGroup> = facts.groups.iter().map(|g| (g.id, g)).collect();
         let mut scopes: HashMap<Vec<GroupId>, Arc<AccountScope>> = HashMap::new();
-        let all = Arc::new(AccountScope { members: None, routing: RoutingSnapshot::All });
+        let all = Arc::new(AccountScope { id: 0, members: None, routing: RoutingSnapshot::All });
         let mut keys = HashMap::with_capacity(facts.client_keys.len());
         for record in facts.client_keys {
             let scope = match &record.scope {
@@ -32,9 +32,10 @@ impl RuntimeSnapshot {
                     let mut ids = ids.clone();
                     ids.sort_unstable();
                     ids.dedup();
+                    let next = u32::try_from(scopes.len() + 1).unwrap_or(u32::MAX);
                     scopes
                         .entry(ids.clone())
-                        .or_insert_with(|| Arc::new(group_scope(&ids, &groups, &account_index, &accounts)))
+                        .or_insert_with(|| Arc::new(group_scope(next, &ids, &groups, &account_index, &accounts)))
                         .clone()
                 }
             };
@@ -46,13 +47,13 @@ impl RuntimeSnapshot {
         group_refs.sort_by_key(|g| g.id);
         Self {
             config_revision: facts.config_revision,
+            generation: super::next_generation(),
             settings: facts.settings,
             accounts,
             account_index,
             by_provider,
             keys,
             groups: group_refs,
-            pools: std::sync::Mutex::new(HashMap::new()),
         }
     }
 }
@@ -60,6 +61,7 @@ impl RuntimeSnapshot {
 /// A key limited to groups may use only the enabled members of its enabled groups; disabled or
 /// empty groups give an empty pool, never a fallback to every account.
 fn group_scope(
+    id: u32,
     ids: &[GroupId],
     groups: &HashMap<GroupId, &AccountGroup>,
     account_index: &HashMap<AccountId, usize>,
@@ -79,5 +81,5 @@ fn group_scope(
     for index in members {
         by_provider.entry(accounts[index].provider()).or_default().push(index);
     }
-    AccountScope { members: Some(by_provider), routing: RoutingSnapshot::Groups(refs) }
+    AccountScope { id, members: Some(by_provider), routing: RoutingSnapshot::Groups(refs) }
 }

@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate, RoutingSnapshot};
 use gateway_core::ports::{RequestLog, StorageError};
 
+use crate::attempt_json::AttemptJson;
 use crate::postgres::PgStore;
 use crate::postgres::column_values::{int8, opt_int4, opt_int8};
 use crate::postgres::error_mapping::storage_error;
@@ -125,7 +126,7 @@ struct UpdateRecord<'a> {
     upstream_model: Option<&'a str>,
     http_status: Option<i16>,
     error_code: Option<&'a str>,
-    attempts: Option<&'a serde_json::Value>,
+    attempts: Option<Vec<AttemptJson>>,
     input_tokens: Option<i64>,
     cached_input_tokens: Option<i64>,
     output_tokens: Option<i64>,
@@ -163,7 +164,7 @@ impl<'a> UpdateRecord<'a> {
             upstream_model: update.upstream_model.as_deref(),
             http_status: update.http_status.map(|s| i16::try_from(s).unwrap_or(i16::MAX)),
             error_code: update.error_code.as_deref(),
-            attempts: update.attempts.as_ref(),
+            attempts: update.attempts.as_deref().map(AttemptJson::all),
             input_tokens: opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?,
             cached_input_tokens: opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?,
             output_tokens: opt_int8(usage.map(|u| u.output_tokens), "model_requests.output_tokens")?,

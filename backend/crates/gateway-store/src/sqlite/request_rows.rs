@@ -62,7 +62,10 @@ impl UpdateBinds {
             upstream_model: update.upstream_model.clone(),
             http_status: update.http_status.map(i64::from),
             error_code: update.error_code.clone(),
-            attempts: update.attempts.as_ref().map(serde_json::Value::to_string),
+            attempts: update
+                .attempts
+                .as_deref()
+                .map(|a| serde_json::to_string(&crate::attempt_json::AttemptJson::all(a)).unwrap_or_default()),
             tokens: [
                 opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?,
                 opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?,

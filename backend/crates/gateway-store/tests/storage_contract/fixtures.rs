@@ -132,3 +132,26 @@ pub fn now() -> time::OffsetDateTime {
     let now = time::OffsetDateTime::now_utc();
     now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000).unwrap_or(now)
 }
+
+/// One attempt of a request, with `number` and a fixed time; `attempt_json` is its row shape.
+pub fn attempt(number: u32) -> gateway_core::domain::Attempt {
+    use gateway_core::domain::{AccountId, Attempt, AttemptOutcome, ProviderKind, SendState};
+    Attempt {
+        number,
+        provider: ProviderKind::Openai,
+        account: AccountId(4),
+        started_at: time::OffsetDateTime::from_unix_timestamp(1_800_000_000).expect("a valid time"),
+        duration_ms: Some(12),
+        outcome: AttemptOutcome::Failed("upstream_unavailable"),
+        http_status: Some(503),
+        send_state: SendState::Sent,
+    }
+}
+
+/// The stored JSON of [`attempt`]`(number)`.
+pub fn attempt_json(number: u32) -> serde_json::Value {
+    serde_json::json!({
+        "n": number, "provider": "openai", "accountId": 4, "startedAt": 1_800_000_000_000_i64, "durationMs": 12,
+        "outcome": "upstream_unavailable", "httpStatus": 503, "sendState": "sent"
+    })
+}

@@ -7,7 +7,7 @@ use gateway_core::domain::{
 use gateway_core::ports::{RequestLog, StorageErrorKind};
 use time::Duration;
 
-use crate::storage_contract::fixtures::{Harness, now};
+use crate::storage_contract::fixtures::{Harness, attempt, attempt_json, now};
 
 fn start(started_at: time::OffsetDateTime, deadline: Duration) -> RequestStart {
     RequestStart {
@@ -192,7 +192,7 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
     let open = start(now(), Duration::minutes(5));
 
     let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
-    progress.attempts = Some(serde_json::json!([{"n": 1}]));
+    progress.attempts = Some(vec![attempt(1)]);
     let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
     done.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
     done.client_response_id = Some(b"resp_\x00quick".to_vec());
@@ -205,7 +205,11 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
     let row = store.get_request(quick.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Completed, SendState::Sent), "folded watermark");
     assert_eq!(row.usage.map(|u| u.total_tokens), Some(10));
-    assert_eq!(row.attempts, serde_json::json!([{"n": 1}]), "a value the terminal update left out is kept");
+    assert_eq!(
+        row.attempts,
+        serde_json::json!([attempt_json(1)]),
+        "a value the terminal update left out is kept, in the row's JSON shape"
+    );
     assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
     assert!(row.finished_at.is_some());
     let row = store.get_request(open.id).await?;

@@ -9,7 +9,7 @@ use gateway_core::domain::{
 use gateway_core::ports::RequestLog;
 use time::macros::datetime;
 
-use crate::storage_contract::fixtures::{Harness, audit, import, new_key};
+use crate::storage_contract::fixtures::{Harness, attempt, attempt_json, audit, import, new_key};
 
 fn start(id: u128, minute: i64) -> RequestStart {
     let started_at = datetime!(2026-03-10 10:00 UTC) + time::Duration::minutes(minute);
@@ -105,7 +105,7 @@ pub async fn request_lists_page_newest_first_and_details_carry_attempts(h: impl 
     let starts: Vec<RequestStart> = (1..=5).map(|i| start(i, i64::try_from(i).unwrap_or(0))).collect();
     store.record_starts(&starts).await?;
     let mut u = RequestUpdate::new(starts[4].id, RequestStatus::Running, SendState::Ambiguous);
-    u.attempts = Some(serde_json::json!([{"n": 1}, {"n": 2}]));
+    u.attempts = Some(vec![attempt(1), attempt(2)]);
     store.record_updates(&[u]).await?;
     let all = UsageFilter::default();
     let first = store.list_requests(&all, None, 2).await?;
@@ -122,7 +122,7 @@ pub async fn request_lists_page_newest_first_and_details_carry_attempts(h: impl 
     };
     assert_eq!(store.list_requests(&window, None, 10).await?.len(), 2, "from inclusive, to exclusive");
     let detail = store.request_detail(starts[4].id).await?;
-    assert_eq!(detail.attempts, serde_json::json!([{"n": 1}, {"n": 2}]));
+    assert_eq!(detail.attempts, serde_json::json!([attempt_json(1), attempt_json(2)]));
     assert_eq!(detail.summary.send_state, SendState::Ambiguous);
     assert_eq!(detail.deadline_at, starts[4].deadline_at);
     assert!(!detail.attempts_complete());

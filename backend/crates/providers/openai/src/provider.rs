@@ -208,6 +208,10 @@ impl Provider for OpenAiProvider {
         self.catalog.supports(plan_key(account), model)
     }
 
+    fn catalog_generation(&self) -> u64 {
+        self.catalog.generation()
+    }
+
     fn models(&self, account: &AccountEntry) -> Vec<ModelInfo> {
         self.catalog.models(plan_key(account))
     }
