@@ -22,12 +22,13 @@ use super::{Engine, InboundRequest};
 use crate::coordination::acquire::MAX_CANDIDATES;
 use crate::coordination::{
     AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, CoordinationError,
-    CoordinationErrorKind, LeaseGuard, NoAccount, PickStrategy, ReplacedAttempt, SessionSignal,
+    CoordinationErrorKind, LeaseGuard, NoAccount, ReplacedAttempt, SessionSignal,
 };
 use crate::domain::{AccountId, ProviderKind, RotationStrategy, SendState};
 use crate::observation::Observation;
 use crate::provider::{Provider, UpstreamCall, UpstreamReply, UpstreamRoute};
-use crate::snapshot::{KeyEntry, RuntimeSnapshot};
+use crate::selection::QuotaStanding;
+use crate::snapshot::{AccountEntry, KeyEntry, RuntimeSnapshot};
 
 /// Everything an attempt needs, borrowed from the request.
 pub struct CallContext<'a> {
@@ -159,11 +160,7 @@ async fn run_provider(
             model: ctx.plan.upstream_model.clone(),
             admission: if state.guard.is_none() { admission_limits(ctx.key, record.spend_period) } else { None },
             candidates,
-            strategy: if strategy == RotationStrategy::Smart {
-                PickStrategy::LeastInFlight
-            } else {
-                PickStrategy::FirstEligible
-            },
+            strategy,
             affinity,
             lease_ttl: settings.lease_ttl,
             probe_ttl: settings.probe_ttl(),
@@ -329,23 +326,26 @@ fn candidates(
         .into_iter()
         .map(|index| {
             let account = &snapshot.accounts()[index];
-            AccountCandidate { account: account.id(), max_in_flight: account.max_in_flight, request_interval: interval }
+            offered(account, interval)
         })
         .collect()
+}
+
+/// An account as offered to the acquire step: its cap, interval, weight and quota standing.
+fn offered(account: &AccountEntry, interval: Duration) -> AccountCandidate {
+    AccountCandidate {
+        account: account.id(),
+        max_in_flight: account.max_in_flight,
+        request_interval: interval,
+        weight: u32::from(account.record.scheduling.weight.get()),
+        standing: QuotaStanding::of(&account.record.quota),
+    }
 }
 
 /// The owner of a continuation as the only candidate.
 fn owner_candidate(snapshot: &RuntimeSnapshot, owner: AccountId) -> Vec<AccountCandidate> {
     let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
-    snapshot
-        .account(owner)
-        .map(|account| AccountCandidate {
-            account: owner,
-            max_in_flight: account.max_in_flight,
-            request_interval: interval,
-        })
-        .into_iter()
-        .collect()
+    snapshot.account(owner).map(|account| offered(account, interval)).into_iter().collect()
 }
 
 pub(crate) fn coordination_error(error: CoordinationError) -> ApiError {
