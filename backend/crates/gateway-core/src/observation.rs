@@ -34,7 +34,8 @@ impl Observation {
                 384 + update.attempts.as_ref().and_then(|a| a.as_array()).map_or(0, |a| a.len() * 160)
             }
             Self::Ops(event) => 256 + event.message.len(),
-            Self::Quota { facts, .. } => 128 + facts.windows.to_string().len(),
+            // A window is about 96 bytes once stored as JSON.
+            Self::Quota { facts, .. } => 128 + facts.windows.len() * 96,
         }
     }
 }

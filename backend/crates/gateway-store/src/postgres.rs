@@ -32,6 +32,7 @@ mod migrations;
 mod ops_event_queries;
 mod ops_events;
 mod quota;
+mod quota_windows;
 mod request_rows;
 mod requests;
 mod row_presence;

@@ -1,6 +1,7 @@
 //! The static quota facts the strategies sort on, reduced from the account's quota windows.
 
 use crate::domain::QuotaFacts;
+use crate::domain::quota_window::next_reset;
 
 /// An account's quota standing as of the snapshot: how much of its windows is used and when
 /// the first of them resets.
@@ -15,16 +16,9 @@ pub struct QuotaStanding {
 
 impl QuotaStanding {
     pub fn of(quota: &QuotaFacts) -> Self {
-        let windows = quota.windows.as_array().map(Vec::as_slice).unwrap_or(&[]);
-        let used = windows
-            .iter()
-            .filter_map(|w| w.get("used_percent").and_then(serde_json::Value::as_f64))
-            .fold(0.0, f64::max);
+        let used = quota.windows.iter().map(|w| w.used_percent).fold(0.0, f64::max);
         // Finite, non-negative and bounded before the cast (a NaN or negative reads as 0).
         let used_basis_points = if used.is_finite() && used > 0.0 { (used * 100.0).round().min(1e9) as u32 } else { 0 };
-        Self {
-            used_basis_points,
-            next_reset: windows.iter().filter_map(|w| w.get("reset_at").and_then(serde_json::Value::as_i64)).min(),
-        }
+        Self { used_basis_points, next_reset: next_reset(&quota.windows) }
     }
 }

@@ -1,7 +1,7 @@
 use gateway_admin::ports::{AccountDirectory, GroupChanges, UnitOfWork};
 use gateway_core::domain::{
-    AccountId, GroupId, QuotaFacts, QuotaState, RequestId, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot,
-    SchedulingFacts, SendState, Transport, Weight,
+    AccountId, GroupId, QuotaFacts, QuotaState, QuotaWindow, RequestId, RequestStart, RequestStatus, RequestUpdate,
+    RoutingSnapshot, SchedulingFacts, SendState, Transport, Weight,
 };
 use gateway_core::ports::{ConstraintKind, QuotaStore, RequestLog, StorageError, StorageErrorKind};
 
@@ -23,7 +23,14 @@ async fn import_upsert_keeps_scheduling_facts_groups_and_quota() -> anyhow::Resu
     tx.update_account_scheduling(first.account_id, &scheduling).await?;
     tx.replace_account_groups(first.account_id, &[g]).await?;
     tx.commit(audit("account.update", "account")).await?;
-    let quota = QuotaFacts { state: QuotaState::Exhausted, windows: serde_json::json!([{"w": 1}]), observed_at: None };
+    let window = QuotaWindow {
+        name: "primary".to_owned(),
+        used_percent: 100.0,
+        window_minutes: Some(300),
+        reset_at: Some(1_800_000_000),
+        plan_type: Some("plus".to_owned()),
+    };
+    let quota = QuotaFacts { state: QuotaState::Exhausted, windows: vec![window], observed_at: None };
     t.store.write_quota(first.account_id, gateway_core::domain::QuotaRevision(0), quota.clone()).await?;
 
     let mut reimport = account_import("acct-1", "token-two");
@@ -39,6 +46,7 @@ async fn import_upsert_keeps_scheduling_facts_groups_and_quota() -> anyhow::Resu
     assert_eq!(account.scheduling, scheduling, "import never overwrites scheduling facts");
     assert_eq!(t.store.account_groups(first.account_id).await?, vec![g]);
     assert_eq!(account.quota.state, QuotaState::Exhausted);
+    assert_eq!(account.quota.windows, quota.windows, "typed windows round-trip through the JSONB column");
     assert_eq!(account.profile.email.as_deref(), Some("new@example.com"));
     match &account.credential {
         gateway_core::domain::CredentialSlot::Available(doc) => assert!(doc.expose_json().contains("token-two")),

@@ -120,7 +120,7 @@ async fn quota_writes_are_fenced_by_revision_and_observation_time() -> anyhow::R
     let t = TestStore::new().await?;
     let account = t.import("acct-1", "tok").await?.account_id;
     let at = now();
-    let facts = |state, observed_at| QuotaFacts { state, windows: serde_json::json!([]), observed_at };
+    let facts = |state, observed_at| QuotaFacts { state, windows: Vec::new(), observed_at };
     let r1 = t.store.write_quota(account, QuotaRevision(0), facts(QuotaState::Allowed, Some(at))).await?;
     assert_eq!(r1, QuotaRevision(1));
     let stale = t.store.write_quota(account, QuotaRevision(0), facts(QuotaState::Exhausted, Some(at))).await;
