@@ -60,8 +60,9 @@ pub fn coordination(gateway: &crate::gateway::Gateway) -> gateway_store::redis::
     gateway_store::redis::RedisCoordination::new(settings).expect("redis adapter")
 }
 
-/// Makes the runtime strategy `sticky` (first by weight, then by account id) through the
-/// command line, so the first account is tried first, and waits for the gateway to reload.
+/// Makes the runtime strategy `sticky` (the last used account; before any is used, the
+/// heaviest, then the lowest id) through the command line, so the first account is tried first,
+/// and waits for the gateway to reload.
 pub async fn make_sticky(gateway: &crate::gateway::Gateway) {
     gateway.cli(&["settings", "set", "rotationStrategy=sticky"], None);
     wait_for_reload(gateway).await;

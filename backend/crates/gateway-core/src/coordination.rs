@@ -29,7 +29,7 @@ pub mod notifications;
 pub mod oauth_pending;
 pub mod time;
 
-pub use account_slots::{AccountCandidate, AccountFeedback, AccountLease, FenceToken, Ineligible, PickStrategy};
+pub use account_slots::{AccountCandidate, AccountFeedback, AccountLease, FenceToken, Ineligible};
 pub use acquire::{
     AcquireOutcome, AcquireRequest, AffinityOutcome, AffinityRequest, CandidateVerdict, Grant, HeldLeases, LeaseStatus,
     NoAccount, ReleaseOutcome, ReleaseRequest, ReplacedAttempt, RequestSlots,

@@ -11,6 +11,7 @@ pub mod model_request;
 pub mod money;
 pub mod ops_event;
 pub mod provider;
+pub mod quota_window;
 pub mod replica;
 pub mod request_usage;
 pub mod revision;
@@ -32,6 +33,7 @@ pub use model_request::{
 pub use money::NanoUsd;
 pub use ops_event::{OpsEvent, OpsLevel};
 pub use provider::ProviderKind;
+pub use quota_window::QuotaWindow;
 pub use replica::{BootId, ReplicaName, Runner};
 pub use request_usage::{LatencySplits, TokenUsage};
 pub use revision::{ConfigRevision, CredentialRevision, QuotaRevision};

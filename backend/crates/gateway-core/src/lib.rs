@@ -27,4 +27,5 @@ pub mod quota_recorder;
 pub mod redaction;
 pub mod refresh_schedule;
 pub mod request_recovery;
+pub mod selection;
 pub mod snapshot;

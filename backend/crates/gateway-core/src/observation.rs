@@ -32,7 +32,8 @@ impl Observation {
             // An attempt record is about 160 bytes of JSON; no need to serialise to weigh it.
             Self::Update(update) => 384 + update.attempts.as_ref().map_or(0, |a| a.len() * 160),
             Self::Ops(event) => 256 + event.message.len(),
-            Self::Quota { facts, .. } => 128 + facts.windows.to_string().len(),
+            // A window is about 96 bytes once stored as JSON.
+            Self::Quota { facts, .. } => 128 + facts.windows.len() * 96,
         }
     }
 }

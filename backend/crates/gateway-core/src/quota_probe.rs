@@ -164,14 +164,7 @@ fn probe_priority(account: &AccountEntry, now: OffsetDateTime, stale: time::Dura
     let observed = quota.observed_at.map_or(i64::MIN, OffsetDateTime::unix_timestamp);
     let is_stale = quota.observed_at.is_none_or(|at| now - at >= stale);
     if quota.state == QuotaState::Exhausted {
-        let windows: Vec<&serde_json::Value> = quota.windows.as_array().into_iter().flatten().collect();
-        let reset = |w: &&serde_json::Value| w.get("reset_at").and_then(serde_json::Value::as_i64);
-        let full = |w: &&&serde_json::Value| {
-            w.get("used_percent").and_then(serde_json::Value::as_f64).is_some_and(|u| u >= 100.0)
-        };
-        let resets =
-            windows.iter().filter(full).filter_map(reset).max().or_else(|| windows.iter().filter_map(reset).min());
-        return match resets {
+        return match crate::domain::quota_window::exhausted_reset(&quota.windows) {
             Some(reset) if reset > now.unix_timestamp() => None,
             Some(reset) => Some((0, reset)),
             None => is_stale.then_some((0, observed)),

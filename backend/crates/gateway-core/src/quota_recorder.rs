@@ -18,8 +18,11 @@ pub struct QuotaRecorder {
     revisions: Mutex<HashMap<AccountId, QuotaRevision>>,
     /// What was last written per account and when: the same facts again within
     /// [`UNCHANGED_REWRITE`] are not written (every response carries the same headers).
-    written: Mutex<HashMap<AccountId, (QuotaState, serde_json::Value, std::time::Instant)>>,
+    written: Mutex<HashMap<AccountId, Written>>,
 }
+
+/// The state and windows last written for an account, and when.
+type Written = (QuotaState, Vec<crate::domain::QuotaWindow>, std::time::Instant);
 
 /// An unchanged observation is written again at most this often (to move `observed_at`).
 const UNCHANGED_REWRITE: std::time::Duration = std::time::Duration::from_secs(60);

@@ -10,4 +10,5 @@ mod observation;
 mod redaction;
 mod refresh_schedule;
 mod request_recovery;
+mod selection;
 mod snapshot;

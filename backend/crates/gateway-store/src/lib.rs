@@ -13,6 +13,7 @@ pub mod crypto;
 pub mod dns;
 pub mod memory;
 pub mod postgres;
+mod quota_windows;
 pub mod redis;
 pub mod sqlite;
 pub mod transfer;

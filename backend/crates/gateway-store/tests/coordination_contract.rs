@@ -13,6 +13,7 @@ pub mod leases;
 pub mod login_throttle;
 pub mod notifications;
 pub mod oauth_pending;
+pub mod selection;
 pub mod slot_lifetimes;
 pub mod slots;
 
@@ -27,6 +28,7 @@ pub use leases::*;
 pub use login_throttle::*;
 pub use notifications::*;
 pub use oauth_pending::*;
+pub use selection::*;
 pub use slot_lifetimes::*;
 pub use slots::*;
 
@@ -47,7 +49,8 @@ macro_rules! contract_tests {
 macro_rules! coordination_contract_suite {
     ($factory:path) => {
         $crate::coordination_contract::contract_tests!($factory;
-            strategies_pick_first_eligible_or_least_in_flight,
+            round_robin_rotates_and_sticky_stays,
+            acquire_agrees_with_core_decide,
             racing_tasks_never_exceed_the_cap,
             admission_limits_concurrency_and_rate,
             refused_acquire_records_nothing,

@@ -71,6 +71,10 @@ async fn an_exhausted_account_is_skipped_until_the_probe_reads_allowed() {
         .collect();
     assert!(probes.iter().any(|p| p.ends_with("/wham/usage")), "{probes:?}");
     assert!(!probes.iter().any(|p| p.ends_with("/codex/responses")), "no traffic before the probe: {probes:?}");
+    // Sticky would stay on the last used account (acct-b); round robin takes the least recently
+    // started one, acct-a, as soon as selection may use it again.
+    gateway.cli(&["settings", "set", "rotationStrategy=round_robin"], None);
+    crate::data_plane::wait_for_reload(&gateway).await;
     wait_until("acct-a to serve again", Duration::from_secs(10), || async {
         let response = gateway.responses(json!({"model": "gpt-5.4", "input": "hi", "stream": true})).await;
         let ok = response.status() == 200;

@@ -107,10 +107,17 @@ async fn a_server_error_moves_on_without_cooling_the_account_down() {
     response.bytes().await.expect("body");
     assert_eq!((inference_calls(&gateway, "acct-a"), inference_calls(&gateway, "acct-b")), (1, 1));
     assert_pool_untouched(&gateway).await;
+    // Sticky stays on the last used account (acct-b); when it fails too, acct-a — not cooled
+    // down by its 500 — serves again at once.
+    gateway.sim.script("acct-b", "status=500", 1).expect("script");
     let next = gateway.responses(json!({"model": "gpt-5.4", "input": "hi", "stream": true})).await;
     assert_eq!(next.status(), 200);
     next.bytes().await.expect("body");
-    assert_eq!(inference_calls(&gateway, "acct-a"), 2, "the first account serves again at once");
+    assert_eq!(
+        (inference_calls(&gateway, "acct-a"), inference_calls(&gateway, "acct-b")),
+        (2, 2),
+        "the last used account first, then the first account serves again at once"
+    );
 }
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;

@@ -1,6 +1,7 @@
 //! The wire shape of one account (list rows and detail share it).
 
 use gateway_admin::account_views::AccountView;
+use gateway_core::domain::QuotaWindow;
 use gateway_core::snapshot::AccountState;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -29,9 +30,36 @@ pub struct QuotaView {
     pub state: String,
     /// The provider's quota windows (label, used percent, reset time…), as observed.
     #[schema(value_type = Vec<Object>)]
-    pub windows: serde_json::Value,
+    pub windows: Vec<QuotaWindowView>,
     #[serde(with = "time::serde::rfc3339::option")]
     pub observed_at: Option<OffsetDateTime>,
+}
+
+/// One quota window on the wire (the stored spelling: `used_percent`, `reset_at` in unix
+/// seconds, …).
+#[derive(Serialize)]
+pub struct QuotaWindowView {
+    pub name: String,
+    pub used_percent: f64,
+    pub window_minutes: Option<i64>,
+    pub reset_at: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+}
+
+impl QuotaWindowView {
+    pub fn list(windows: &[QuotaWindow]) -> Vec<Self> {
+        windows
+            .iter()
+            .map(|w| Self {
+                name: w.name.clone(),
+                used_percent: w.used_percent,
+                window_minutes: w.window_minutes,
+                reset_at: w.reset_at,
+                plan_type: w.plan_type.clone(),
+            })
+            .collect()
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -115,7 +143,7 @@ impl From<&AccountView> for AccountItem {
             },
             quota: QuotaView {
                 state: r.quota.state.as_str().to_owned(),
-                windows: if r.quota.windows.is_array() { r.quota.windows.clone() } else { serde_json::json!([]) },
+                windows: QuotaWindowView::list(&r.quota.windows),
                 observed_at: r.quota.observed_at,
             },
             today: TodayUsage {

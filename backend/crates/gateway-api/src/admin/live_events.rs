@@ -105,7 +105,7 @@ impl LiveState {
                 "enabled": account.scheduling.enabled,
                 "inFlight": in_flight.get(i).copied().unwrap_or(0),
                 "quotaState": account.quota.state.as_str(),
-                "quotaWindows": account.quota.windows,
+                "quotaWindows": crate::admin::account_view::QuotaWindowView::list(&account.quota.windows),
             });
             if self.accounts.get(&account.id.0) != Some(&facts) {
                 self.pending.push_back(event("account", &facts));

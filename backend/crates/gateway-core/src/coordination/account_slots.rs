@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::UnixMillis;
 use crate::domain::AccountId;
+use crate::selection::QuotaStanding;
 
 /// One account the engine may use for this attempt, in the engine's order of preference, with
 /// its scheduling facts from the snapshot.
@@ -20,16 +21,10 @@ pub struct AccountCandidate {
     pub max_in_flight: u32,
     /// `requestIntervalMs`: the minimum time between two request starts on this account.
     pub request_interval: Duration,
-}
-
-/// How acquire chooses among the eligible candidates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PickStrategy {
-    /// The first eligible candidate in the engine's order.
-    #[default]
-    FirstEligible,
-    /// The eligible candidate with the fewest in-flight slots; ties go to the earlier one.
-    LeastInFlight,
+    /// The account's weight, 1–100.
+    pub weight: u32,
+    /// Its quota standing from the snapshot, for the strategies that sort on it.
+    pub standing: QuotaStanding,
 }
 
 /// A monotonic token per account (or per lease name). A write carrying a token that no longer

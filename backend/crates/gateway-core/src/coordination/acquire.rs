@@ -3,19 +3,19 @@
 //! [`RequestSlots::acquire`] decides atomically, in one round trip: the provider circuit,
 //! client admission, the session-affinity read (and first binding, or rebinding away from a
 //! failed account), and the account choice among the engine's ordered candidates under cap,
-//! interval, cooldown and model exclusion. Either everything is recorded (slots, interval
+//! interval, cooldown and model exclusion — the policy of [`crate::selection::decide`]. Either everything is recorded (slots, interval
 //! start, binding) or nothing is.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::account_slots::{AccountCandidate, AccountFeedback, AccountLease, Ineligible, PickStrategy};
+use super::account_slots::{AccountCandidate, AccountFeedback, AccountLease, Ineligible};
 use super::admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, Spend};
 use super::affinity::AffinityKey;
 use super::circuit::CircuitReport;
 use super::{CoordinationError, UnixMillis};
-use crate::domain::{AccountId, BootId, ProviderKind, RequestId};
+use crate::domain::{AccountId, BootId, ProviderKind, RequestId, RotationStrategy};
 
 /// Upper bound on the candidates of one acquire (the `K` of the design): the script's work and
 /// key count stay bounded.
@@ -36,7 +36,8 @@ pub struct AcquireRequest {
     pub admission: Option<AdmissionLimits>,
     /// Ordered by the engine's strategy, at most [`MAX_CANDIDATES`], all of one provider.
     pub candidates: Vec<AccountCandidate>,
-    pub strategy: PickStrategy,
+    /// How the eligible candidates are ordered ([`crate::selection::decide`]).
+    pub strategy: RotationStrategy,
     pub affinity: Option<AffinityRequest>,
     /// TTL of the new slots; the owner's heartbeat renews them while the request runs.
     pub lease_ttl: Duration,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// Milliseconds since the Unix epoch, read from the coordination store's clock (Redis `TIME`
 /// inside scripts), so that every replica compares deadlines against the same clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct UnixMillis(pub u64);
 
 impl UnixMillis {

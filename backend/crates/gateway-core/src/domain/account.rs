@@ -11,6 +11,7 @@ use crate::closed_set;
 use crate::domain::credential::CredentialSlot;
 use crate::domain::ids::AccountId;
 use crate::domain::provider::ProviderKind;
+use crate::domain::quota_window::QuotaWindow;
 use crate::domain::revision::{CredentialRevision, QuotaRevision};
 
 /// Account weight for selection, 1–100 (default 1).
@@ -119,18 +120,17 @@ closed_set!(
     }
 );
 
-/// Quota facts. `windows` is a JSON array of the provider's normalised quota windows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Quota facts: the state clear evidence set and the provider's quota windows.
+#[derive(Debug, Clone, PartialEq)]
 pub struct QuotaFacts {
     pub state: QuotaState,
-    pub windows: serde_json::Value,
-    #[serde(with = "time::serde::rfc3339::option")]
+    pub windows: Vec<QuotaWindow>,
     pub observed_at: Option<OffsetDateTime>,
 }
 
 impl Default for QuotaFacts {
     fn default() -> Self {
-        Self { state: QuotaState::Unknown, windows: serde_json::Value::Array(Vec::new()), observed_at: None }
+        Self { state: QuotaState::Unknown, windows: Vec::new(), observed_at: None }
     }
 }
 

@@ -22,9 +22,9 @@ use super::record::RequestRecord;
 use super::{Engine, RequestContext};
 use crate::coordination::{
     AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount,
-    PickStrategy, ReplacedAttempt,
+    ReplacedAttempt,
 };
-use crate::domain::{AccountId, AttemptOutcome, ProviderKind, RotationStrategy, SendState};
+use crate::domain::{AccountId, AttemptOutcome, ProviderKind, SendState};
 use crate::observation::Observation;
 use crate::provider::{AttemptFailure, Provider, UpstreamReply};
 use crate::snapshot::AccountEntry;
@@ -177,11 +177,7 @@ async fn acquire(
         model: ctx.plan.upstream_model.clone(),
         admission: if state.guard.is_none() { admission_limits(&ctx.key, record.spend_period) } else { None },
         candidates,
-        strategy: if strategy == RotationStrategy::Smart {
-            PickStrategy::LeastInFlight
-        } else {
-            PickStrategy::FirstEligible
-        },
+        strategy,
         affinity: step.affinity,
         lease_ttl: settings.lease_ttl,
         probe_ttl: settings.probe_ttl(),

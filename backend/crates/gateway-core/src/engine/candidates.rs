@@ -9,9 +9,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::Value;
-
-use crate::domain::{AccountId, QuotaState, RotationStrategy};
+use crate::domain::{AccountId, QuotaState, RotationStrategy, quota_window};
 use crate::snapshot::AccountEntry;
 
 /// One account of a pool with what the strategies sort on.
@@ -51,19 +49,12 @@ impl CandidatePool {
         let members: Vec<Member> = accounts
             .map(|(index, account)| {
                 let quota = &account.record.quota;
-                let windows = quota.windows.as_array().map(Vec::as_slice).unwrap_or(&[]);
-                let used_percent =
-                    windows.iter().filter_map(|w| w.get("used_percent").and_then(Value::as_f64)).fold(0.0, f64::max);
-                let resets = windows.iter().filter_map(|w| w.get("reset_at").and_then(Value::as_i64));
-                let next_reset = resets.clone().min();
+                let used_percent = quota.windows.iter().map(|w| w.used_percent).fold(0.0, f64::max);
+                let next_reset = quota_window::next_reset(&quota.windows);
                 // Exhausted until the full windows reset (the latest of them); without a full
                 // window, until the next reset; without any reset time, retry after a while.
-                let full_resets = windows
-                    .iter()
-                    .filter(|w| w.get("used_percent").and_then(Value::as_f64).is_some_and(|u| u >= 100.0))
-                    .filter_map(|w| w.get("reset_at").and_then(Value::as_i64));
                 let exhausted_until = (quota.state == QuotaState::Exhausted).then(|| {
-                    full_resets.max().or(next_reset).unwrap_or_else(|| {
+                    quota_window::exhausted_reset(&quota.windows).unwrap_or_else(|| {
                         quota.observed_at.map_or(0, |t| t.unix_timestamp()) + UNKNOWN_RESET_RETRY_SECONDS
                     })
                 });

@@ -1,10 +1,14 @@
 use std::collections::HashMap;
 
-use gateway_core::domain::{AccountId, ProviderKind, QuotaState, RotationStrategy, Weight};
+use gateway_core::domain::{AccountId, ProviderKind, QuotaState, QuotaWindow, RotationStrategy, Weight};
 use gateway_core::engine::candidates::CandidatePool;
 use gateway_core::snapshot::AccountEntry;
 
 use crate::fixtures::account;
+
+fn window(name: &str, used_percent: f64, reset_at: i64) -> QuotaWindow {
+    QuotaWindow { name: name.to_owned(), used_percent, window_minutes: None, reset_at: Some(reset_at), plan_type: None }
+}
 
 fn entries(weights: &[u8]) -> Vec<AccountEntry> {
     weights
@@ -85,7 +89,7 @@ fn round_robin_rotates_and_sticky_keeps_its_order() {
 fn exhausted_accounts_wait_for_their_reset() {
     let mut entries = entries(&[1, 1]);
     entries[0].record.quota.state = QuotaState::Exhausted;
-    entries[0].record.quota.windows = serde_json::json!([{"name":"primary","used_percent":100.0,"reset_at":1000}]);
+    entries[0].record.quota.windows = vec![window("primary", 100.0, 1000)];
     let pool = pool(&entries);
     assert_eq!(pool.pick(RotationStrategy::Sticky, 2, &[], 999), vec![1]);
     assert_eq!(pool.pick(RotationStrategy::Sticky, 2, &[], 1000), vec![0, 1]);
@@ -94,8 +98,8 @@ fn exhausted_accounts_wait_for_their_reset() {
 #[test]
 fn quota_reset_priority_prefers_the_soonest_reset() {
     let mut entries = entries(&[1, 1, 1]);
-    entries[0].record.quota.windows = serde_json::json!([{"used_percent":10.0,"reset_at":5000}]);
-    entries[1].record.quota.windows = serde_json::json!([{"used_percent":10.0,"reset_at":2000}]);
+    entries[0].record.quota.windows = vec![window("", 10.0, 5000)];
+    entries[1].record.quota.windows = vec![window("", 10.0, 2000)];
     let pool = pool(&entries);
     assert_eq!(pool.pick(RotationStrategy::QuotaResetPriority, 3, &[], 0), vec![1, 0, 2]);
 }
@@ -105,10 +109,7 @@ fn an_exhausted_account_waits_only_for_its_full_windows() {
     let mut entries = entries(&[1]);
     entries[0].record.quota.state = QuotaState::Exhausted;
     // The 5-hour window is full and resets at 1000; the weekly one is not full (resets later).
-    entries[0].record.quota.windows = serde_json::json!([
-        {"name":"primary","used_percent":100.0,"reset_at":1000},
-        {"name":"secondary","used_percent":40.0,"reset_at":9000}
-    ]);
+    entries[0].record.quota.windows = vec![window("primary", 100.0, 1000), window("secondary", 40.0, 9000)];
     let pool = pool(&entries);
     assert!(pool.pick(RotationStrategy::Sticky, 1, &[], 999).is_empty());
     assert_eq!(pool.pick(RotationStrategy::Sticky, 1, &[], 1000), vec![0]);

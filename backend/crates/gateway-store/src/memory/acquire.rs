@@ -1,4 +1,5 @@
-//! `RequestSlots` in process; the same decision procedure as `redis/scripts/acquire.lua`.
+//! `RequestSlots` in process: reads the state under the one mutex, lets core's
+//! [`decide`] choose, records the choice.
 
 use std::time::Duration;
 
@@ -7,10 +8,11 @@ use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AdmissionLimits,
-    AffinityOutcome, BudgetKind, CandidateVerdict, CoordinationError, FenceToken, Grant, Ineligible, LeaseStatus,
-    NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, Spend, SpendPeriod, UnixMillis,
+    AffinityOutcome, BudgetKind, CoordinationError, FenceToken, Grant, LeaseStatus, NoAccount, ReleaseOutcome,
+    ReleaseRequest, RequestSlots, Spend, SpendPeriod, UnixMillis,
 };
 use gateway_core::domain::{AccountId, ClientKeyId};
+use gateway_core::selection::{Binding, CandidateView, Decision, SelectionView, SlotState, decide};
 
 use super::{Expiring, MemoryCoordination, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
 
@@ -153,82 +155,15 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
             return AcquireOutcome::AdmissionDenied(denial);
         }
     }
-    // 4. Verdicts.
-    let mut verdicts: Vec<Option<Ineligible>> = Vec::with_capacity(request.candidates.len());
-    let mut in_flight: Vec<u32> = Vec::with_capacity(request.candidates.len());
-    for candidate in &request.candidates {
-        let account = state.account(candidate.account);
-        account.slots.retain(|_, expiry| *expiry > now);
-        let held = u32::try_from(account.slots.len()).unwrap_or(u32::MAX);
-        in_flight.push(held);
-        let excluded_until = account.exclusions.get(&request.model).copied().unwrap_or(0);
-        let interval = duration_millis(candidate.request_interval);
-        let since_start = account.last_start.map(|start| now.saturating_sub(start));
-        verdicts.push(if account.cool_until > now {
-            Some(Ineligible::CoolingDown { until: UnixMillis(account.cool_until) })
-        } else if excluded_until > now {
-            Some(Ineligible::ModelExcluded { until: UnixMillis(excluded_until) })
-        } else if held >= candidate.max_in_flight {
-            Some(Ineligible::AtCap { in_flight: held, cap: candidate.max_in_flight })
-        } else {
-            since_start
-                .filter(|since| interval > 0 && *since < interval)
-                .map(|since| Ineligible::IntervalWait { wait: Duration::from_millis(interval - since) })
-        });
-    }
-    // 5. Affinity.
-    let index_of = |account: AccountId| request.candidates.iter().position(|c| c.account == account);
-    let mut chosen = None;
-    let mut affinity = AffinityOutcome::NotRequested;
-    if let Some(wanted) = request.affinity {
-        affinity = match state.affinity.get(&wanted.key).filter(|binding| binding.live(now)).map(|b| b.value) {
-            None => AffinityOutcome::Bound,
-            Some(bound) => match index_of(bound) {
-                Some(i) if verdicts[i].is_none() => {
-                    chosen = Some(i);
-                    AffinityOutcome::Hit
-                }
-                Some(i)
-                    if !matches!(
-                        verdicts[i],
-                        Some(Ineligible::CoolingDown { .. } | Ineligible::ModelExcluded { .. })
-                    ) && request.replaces.as_ref().is_none_or(|r| r.lease.account != bound) =>
-                {
-                    AffinityOutcome::Bypassed { bound }
-                }
-                _ => AffinityOutcome::Rebound { from: bound },
-            },
-        };
-    }
-    // 6. Strategy.
-    if chosen.is_none() {
-        for (i, verdict) in verdicts.iter().enumerate() {
-            if verdict.is_some() {
-                continue;
-            }
-            match chosen {
-                None => {
-                    chosen = Some(i);
-                    if request.strategy == PickStrategy::FirstEligible {
-                        break;
-                    }
-                }
-                Some(best) if in_flight[i] < in_flight[best] => chosen = Some(i),
-                Some(_) => {}
-            }
+    // 4–6. Read the candidates' state and the binding; the decision is core's.
+    let view = selection_view(state, now, request);
+    let (chosen, affinity) = match decide(&view) {
+        Decision::Chosen { index, affinity } => (index, affinity),
+        Decision::NoAccount(verdicts) => {
+            return AcquireOutcome::NoAccount(NoAccount { verdicts, now: UnixMillis(now) });
         }
-    }
-    let Some(chosen) = chosen else {
-        let verdicts = request
-            .candidates
-            .iter()
-            .zip(verdicts)
-            .filter_map(|(candidate, reason)| {
-                reason.map(|reason| CandidateVerdict { account: candidate.account, reason })
-            })
-            .collect();
-        return AcquireOutcome::NoAccount(NoAccount { verdicts, now: UnixMillis(now) });
     };
+    let in_flight = view.candidates[chosen].state.in_flight;
     // 7. Record.
     let account_id = request.candidates[chosen].account;
     let account = state.account(account_id);
@@ -275,9 +210,43 @@ fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutc
     AcquireOutcome::Granted(Grant {
         account: AccountLease { account: account_id, token: FenceToken(token) },
         admission,
-        in_flight: in_flight[chosen] + 1,
+        in_flight: in_flight + 1,
         affinity,
         now: UnixMillis(now),
         probe,
     })
+}
+
+/// What the decision reads, after expired slots are trimmed.
+fn selection_view(state: &mut State, now: u64, request: &AcquireRequest) -> SelectionView {
+    let candidates = request
+        .candidates
+        .iter()
+        .map(|candidate| {
+            let account = state.account(candidate.account);
+            account.slots.retain(|_, expiry| *expiry > now);
+            let state = SlotState {
+                in_flight: u32::try_from(account.slots.len()).unwrap_or(u32::MAX),
+                last_start: account.last_start.map(UnixMillis),
+                cool_until: UnixMillis(account.cool_until),
+                excluded_until: UnixMillis(account.exclusions.get(&request.model).copied().unwrap_or(0)),
+            };
+            CandidateView { candidate: *candidate, state }
+        })
+        .collect();
+    let binding = match request.affinity {
+        None => Binding::NotRequested,
+        Some(wanted) => state
+            .affinity
+            .get(&wanted.key)
+            .filter(|binding| binding.live(now))
+            .map_or(Binding::Unbound, |binding| Binding::Bound(binding.value)),
+    };
+    SelectionView {
+        now: UnixMillis(now),
+        strategy: request.strategy,
+        candidates,
+        binding,
+        replaced: request.replaces.as_ref().map(|r| r.lease.account),
+    }
 }

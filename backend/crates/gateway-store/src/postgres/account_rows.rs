@@ -50,7 +50,7 @@ pub(crate) fn account_from_row(row: &PgRow, keyring: &Keyring) -> Result<Account
         quota_revision: QuotaRevision(row.col("quota_revision")?),
         quota: QuotaFacts {
             state: closed(row.col::<&str>("quota_state")?, "provider_accounts.quota_state")?,
-            windows: row.col("quota_windows")?,
+            windows: crate::quota_windows::from_json(row.col("quota_windows")?),
             observed_at: row.col("quota_observed_at")?,
         },
         provider_data: ProviderData { version: row.col("provider_data_version")?, data: row.col("provider_data")? },

@@ -27,7 +27,7 @@ impl QuotaStore for PgStore {
         .bind(account.0)
         .bind(expected.0)
         .bind(facts.state.as_str())
-        .bind(&facts.windows)
+        .bind(crate::quota_windows::to_json(&facts.windows))
         .bind(facts.observed_at)
         .fetch_optional(self.pool())
         .await

@@ -8,9 +8,10 @@ use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
     BudgetKind, CandidateVerdict, CircuitOutcome, CircuitReport, CoordinationError, FenceToken, Grant, HeldLeases,
-    Ineligible, LeaseStatus, NoAccount, PickStrategy, ReleaseOutcome, ReleaseRequest, RequestSlots, UnixMillis,
+    Ineligible, LeaseStatus, NoAccount, ReleaseOutcome, ReleaseRequest, RequestSlots, UnixMillis,
 };
 use gateway_core::domain::AccountId;
+use gateway_core::selection;
 
 use super::RedisCoordination;
 use super::reply::Reply;
@@ -69,10 +70,7 @@ impl RequestSlots for RedisCoordination {
             .arg(duration_millis(request.lease_ttl))
             .arg(request.admission.map_or_else(String::new, |a| limit_arg(a.max_concurrency).to_string()))
             .arg(request.admission.map_or(-1, |a| limit_arg(a.requests_per_minute)))
-            .arg(match request.strategy {
-                PickStrategy::FirstEligible => "first",
-                PickStrategy::LeastInFlight => "least",
-            })
+            .arg(selection::strategy_words(request.strategy))
             .arg(request.model.as_str())
             .arg(request.affinity.map_or_else(String::new, |a| duration_millis(a.idle_ttl).to_string()))
             .arg(replaced_account.map_or_else(String::new, |a| a.to_string()))
@@ -87,11 +85,13 @@ impl RequestSlots for RedisCoordination {
         }
         let (kind, probe, threshold, open_ms) = circuit_args(replaced_circuit);
         call = call.arg(duration_millis(request.probe_ttl)).arg(kind).arg(probe).arg(threshold).arg(open_ms);
-        for candidate in &request.candidates {
+        for (candidate, rank) in request.candidates.iter().zip(static_ranks(request)) {
             call = call
                 .arg(candidate.account.to_string())
                 .arg(candidate.max_in_flight)
-                .arg(duration_millis(candidate.request_interval));
+                .arg(duration_millis(candidate.request_interval))
+                .arg(candidate.weight)
+                .arg(rank);
         }
         let mut reply = Reply::new(self.scripts.acquire.name, call.invoke(&self.connection).await?)?;
         parse_acquire(&mut reply, request)
@@ -174,6 +174,12 @@ impl RedisCoordination {
             None => (self.keys.unused(), String::new()),
         }
     }
+}
+
+/// Core's static rank of each candidate (the script reads the dynamic state itself).
+fn static_ranks(request: &AcquireRequest) -> Vec<u32> {
+    let standings: Vec<_> = request.candidates.iter().map(|candidate| candidate.standing).collect();
+    selection::ranks(&standings, request.strategy)
 }
 
 /// Report kind (`''` = no report, `none` = no verdict), probe flag, threshold, open period.

@@ -51,7 +51,7 @@ pub(crate) fn account_from_row(row: &SqliteRow, keyring: &Keyring) -> Result<Acc
         quota_revision: QuotaRevision(row.col("quota_revision")?),
         quota: QuotaFacts {
             state: closed(row.col::<&str>("quota_state")?, "provider_accounts.quota_state")?,
-            windows: row.json("quota_windows")?,
+            windows: crate::quota_windows::from_json(row.json("quota_windows")?),
             observed_at: row.opt_ts("quota_observed_at")?,
         },
         provider_data: ProviderData { version: row.col("provider_data_version")?, data: row.json("provider_data")? },

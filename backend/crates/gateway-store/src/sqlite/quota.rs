@@ -8,7 +8,7 @@ use gateway_core::ports::{QuotaStore, StorageError};
 
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{json_text, opt_micros};
+use crate::sqlite::values::opt_micros;
 
 #[async_trait]
 impl QuotaStore for SqliteStore {
@@ -29,7 +29,7 @@ impl QuotaStore for SqliteStore {
         .bind(account.0)
         .bind(expected.0)
         .bind(facts.state.as_str())
-        .bind(json_text(&facts.windows))
+        .bind(crate::quota_windows::to_json(&facts.windows).to_string())
         .bind(opt_micros(facts.observed_at))
         .fetch_optional(&mut *conn)
         .await

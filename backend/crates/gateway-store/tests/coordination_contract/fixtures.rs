@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use anyhow::bail;
 use gateway_core::coordination::{
-    AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, AdmissionLimits, Grant, HeldLeases, PickStrategy,
-    ReleaseRequest, RequestSlots, SpendBudgets, SpendPeriod,
+    AccountCandidate, AccountLease, AcquireOutcome, AcquireRequest, AdmissionLimits, Grant, HeldLeases, ReleaseRequest,
+    RequestSlots, SpendBudgets, SpendPeriod,
 };
-use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, RequestId};
+use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, RequestId, RotationStrategy};
+use gateway_core::selection::QuotaStanding;
 
 /// Deadline for conditions that depend on TTL expiry (generous for a loaded 2-core machine).
 pub const EXPIRY_DEADLINE: Duration = Duration::from_secs(10);
@@ -21,7 +22,13 @@ pub fn account(n: i64) -> AccountId {
 }
 
 pub fn candidate(account: AccountId, cap: u32) -> AccountCandidate {
-    AccountCandidate { account, max_in_flight: cap, request_interval: Duration::ZERO }
+    AccountCandidate {
+        account,
+        max_in_flight: cap,
+        request_interval: Duration::ZERO,
+        weight: 1,
+        standing: QuotaStanding::default(),
+    }
 }
 
 /// The boot every fixture request is acquired by (each test has its own adapter).
@@ -37,7 +44,8 @@ pub fn request(candidates: Vec<AccountCandidate>) -> AcquireRequest {
         model: "gpt-5".to_owned(),
         admission: None,
         candidates,
-        strategy: PickStrategy::FirstEligible,
+        // The last used account while it stays eligible; among fresh accounts, list order.
+        strategy: RotationStrategy::Sticky,
         affinity: None,
         lease_ttl: Duration::from_secs(30),
         probe_ttl: PROBE_TTL,

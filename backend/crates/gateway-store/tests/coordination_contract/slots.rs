@@ -5,31 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, ensure};
-use gateway_core::coordination::{AcquireOutcome, AdmissionDenial, Coordination, Ineligible, PickStrategy};
+use gateway_core::coordination::{AcquireOutcome, AdmissionDenial, Coordination, Ineligible};
 use gateway_core::domain::ClientKeyId;
 
 use super::fixtures::{account, candidate, granted, limits, release, request};
-
-pub async fn strategies_pick_first_eligible_or_least_in_flight<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
-    let (a, b) = (account(1), account(2));
-    let first = granted(port.acquire(&request(vec![candidate(a, 5), candidate(b, 5)])).await?)?;
-    ensure!(first.account.account == a && first.in_flight == 1, "first eligible is a: {first:?}");
-    let again = granted(port.acquire(&request(vec![candidate(a, 5), candidate(b, 5)])).await?)?;
-    ensure!(again.account.account == a && again.in_flight == 2, "first eligible stays a: {again:?}");
-    ensure!(again.account.token > first.account.token, "fencing tokens grow per account");
-
-    let mut least = request(vec![candidate(a, 5), candidate(b, 5)]);
-    least.strategy = PickStrategy::LeastInFlight;
-    let picked = granted(port.acquire(&least).await?)?;
-    ensure!(picked.account.account == b, "least in-flight picks b (0 < 2): {picked:?}");
-    least.request = gateway_core::domain::RequestId::new();
-    let tie = granted(port.acquire(&least).await?)?;
-    ensure!(tie.account.account == b, "b has 1 < 2: {tie:?}");
-    least.request = gateway_core::domain::RequestId::new();
-    let tie_break = granted(port.acquire(&least).await?)?;
-    ensure!(tie_break.account.account == a, "2 = 2: ties go to list order: {tie_break:?}");
-    Ok(())
-}
 
 /// 200 tasks race for one account with cap 3: never more than 3 hold a slot at once.
 pub async fn racing_tasks_never_exceed_the_cap<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {

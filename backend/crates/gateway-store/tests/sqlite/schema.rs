@@ -184,7 +184,7 @@ async fn a_write_waits_for_the_open_unit_of_work_and_readers_see_committed_data_
     tx.create_group(&group("pending")).await?;
     let store = t.store.clone();
     let write = tokio::spawn(async move {
-        let facts = QuotaFacts { state: QuotaState::Allowed, windows: serde_json::json!([]), observed_at: None };
+        let facts = QuotaFacts { state: QuotaState::Allowed, windows: Vec::new(), observed_at: None };
         store.write_quota(account, QuotaRevision(0), facts).await
     });
     assert!(t.store.list_groups().await?.is_empty(), "the open unit of work is not visible");

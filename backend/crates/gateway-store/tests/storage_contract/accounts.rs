@@ -21,7 +21,11 @@ pub async fn import_upsert_keeps_scheduling_facts_groups_and_quota(h: impl Harne
     tx.update_account_scheduling(first.account_id, &scheduling).await?;
     tx.replace_account_groups(first.account_id, &[g, g]).await?;
     tx.commit(audit("account.update", "account")).await?;
-    let quota = QuotaFacts { state: QuotaState::Exhausted, windows: serde_json::json!([{"w": 1}]), observed_at: None };
+    let quota = QuotaFacts {
+        state: QuotaState::Exhausted,
+        windows: vec![crate::storage_contract::fixtures::quota_window(100.0)],
+        observed_at: None,
+    };
     store.write_quota(first.account_id, QuotaRevision(0), quota.clone()).await?;
 
     let mut reimport = account_import("acct-1", "token-two");

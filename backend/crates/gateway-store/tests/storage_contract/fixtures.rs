@@ -155,3 +155,14 @@ pub fn attempt_json(number: u32) -> serde_json::Value {
         "outcome": "upstream_unavailable", "httpStatus": 503, "sendState": "sent"
     })
 }
+
+/// A quota window as the OpenAI provider reports the 5-hour one.
+pub fn quota_window(used_percent: f64) -> gateway_core::domain::QuotaWindow {
+    gateway_core::domain::QuotaWindow {
+        name: "primary".to_owned(),
+        used_percent,
+        window_minutes: Some(300),
+        reset_at: Some(1_800_000_000),
+        plan_type: Some("plus".to_owned()),
+    }
+}

@@ -10,7 +10,7 @@ pub async fn quota_writes_are_fenced_by_revision_and_observation_time(h: impl Ha
     let account = import(&store, "acct-1", "tok").await?.account_id;
     let revision = store.current_config_revision().await?;
     let at = now();
-    let facts = |state, observed_at| QuotaFacts { state, windows: serde_json::json!([]), observed_at };
+    let facts = |state, observed_at| QuotaFacts { state, windows: Vec::new(), observed_at };
     let r1 = store.write_quota(account, QuotaRevision(0), facts(QuotaState::Allowed, Some(at))).await?;
     assert_eq!(r1, QuotaRevision(1));
     let stale = store.write_quota(account, QuotaRevision(0), facts(QuotaState::Exhausted, Some(at))).await;
@@ -18,7 +18,7 @@ pub async fn quota_writes_are_fenced_by_revision_and_observation_time(h: impl Ha
     let older =
         store.write_quota(account, r1, facts(QuotaState::Exhausted, Some(at - time::Duration::minutes(1)))).await;
     assert_eq!(older.expect_err("older observation").kind(), StorageErrorKind::RevisionMismatch);
-    let windows = serde_json::json!([{"window": "5h", "used_percent": 100}]);
+    let windows = vec![crate::storage_contract::fixtures::quota_window(100.0)];
     let exhausted = QuotaFacts { state: QuotaState::Exhausted, windows: windows.clone(), observed_at: Some(at) };
     let r2 = store.write_quota(account, r1, exhausted).await?;
     assert_eq!(r2, QuotaRevision(2));

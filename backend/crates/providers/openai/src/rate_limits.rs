@@ -1,19 +1,15 @@
 //! Quota facts from the Codex backend's `x-codex-*` rate-limit headers and `codex.rate_limits`
 //! events. Facts only: these headers never reach clients.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 
-use gateway_core::domain::{QuotaFacts, QuotaState};
+use gateway_core::domain::quota_window::full_windows_reset;
+use gateway_core::domain::{QuotaFacts, QuotaState, QuotaWindow};
 
-/// One quota window as stored in `quota.windows`.
-fn window(name: &str, used_percent: f64, window_minutes: Option<i64>, reset_at: Option<i64>) -> Value {
-    json!({
-        "name": name,
-        "used_percent": used_percent,
-        "window_minutes": window_minutes,
-        "reset_at": reset_at,
-    })
+/// One quota window (the plan is added once it is known).
+fn window(name: &str, used_percent: f64, window_minutes: Option<i64>, reset_at: Option<i64>) -> QuotaWindow {
+    QuotaWindow { name: name.to_owned(), used_percent, window_minutes, reset_at, plan_type: None }
 }
 
 /// Reads the `x-codex-primary-*` / `x-codex-secondary-*` headers. `None` when the response
@@ -42,15 +38,12 @@ pub fn from_headers(
     if windows.is_empty() {
         return None;
     }
-    let mut facts = QuotaFacts { state, windows: Value::Array(windows), observed_at: Some(now) };
-    if let Some(plan) = get("x-codex-plan-type")
-        && let Value::Array(items) = &mut facts.windows
-    {
-        for item in items {
-            item["plan_type"] = Value::String(plan.to_owned());
+    if let Some(plan) = get("x-codex-plan-type") {
+        for window in &mut windows {
+            window.plan_type = Some(plan.to_owned());
         }
     }
-    Some(facts)
+    Some(QuotaFacts { state, windows, observed_at: Some(now) })
 }
 
 /// Reads a `codex.rate_limits` event payload.
@@ -74,17 +67,11 @@ pub fn from_event(data: &[u8], now: OffsetDateTime) -> Option<QuotaFacts> {
     let limit_reached = limits.get("limit_reached").and_then(Value::as_bool) == Some(true)
         || limits.get("allowed").and_then(Value::as_bool) == Some(false);
     let state = if limit_reached { QuotaState::Exhausted } else { QuotaState::Allowed };
-    Some(QuotaFacts { state, windows: Value::Array(windows), observed_at: Some(now) })
+    Some(QuotaFacts { state, windows, observed_at: Some(now) })
 }
 
 /// The latest reset among the windows that are at 100 %: when an exhausted account may work
 /// again.
 pub fn exhausted_until(facts: &QuotaFacts) -> Option<i64> {
-    facts
-        .windows
-        .as_array()?
-        .iter()
-        .filter(|w| w.get("used_percent").and_then(Value::as_f64).is_some_and(|u| u >= 100.0))
-        .filter_map(|w| w.get("reset_at").and_then(Value::as_i64))
-        .max()
+    full_windows_reset(&facts.windows)
 }

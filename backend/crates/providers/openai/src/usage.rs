@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gateway_core::domain::{ProviderKind, QuotaFacts, QuotaState};
+use gateway_core::domain::{ProviderKind, QuotaFacts, QuotaState, QuotaWindow};
 use gateway_core::quota_probe::{QuotaProbe, QuotaProbeFailure};
 use gateway_core::snapshot::AccountEntry;
 use reqwest::header::HeaderValue;
 use secrecy::ExposeSecret;
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
@@ -30,22 +30,24 @@ pub fn facts_from_usage(body: &Value, now: OffsetDateTime) -> Option<QuotaFacts>
             .get("reset_at")
             .and_then(Value::as_i64)
             .or_else(|| w.get("reset_after_seconds").and_then(Value::as_i64).map(|s| now.unix_timestamp() + s));
-        let mut window = json!({"name": name, "used_percent": used, "window_minutes": minutes, "reset_at": reset_at});
-        if let Some(plan) = plan {
-            window["plan_type"] = Value::String(plan.to_owned());
-        }
-        windows.push(window);
+        windows.push(QuotaWindow {
+            name: name.to_owned(),
+            used_percent: used,
+            window_minutes: minutes,
+            reset_at,
+            plan_type: plan.map(str::to_owned),
+        });
     }
     let allowed = limits.get("allowed").and_then(Value::as_bool);
     let reached = limits.get("limit_reached").and_then(Value::as_bool);
-    let full = windows.iter().any(|w| w["used_percent"].as_f64().is_some_and(|u| u >= 100.0));
+    let full = windows.iter().any(QuotaWindow::is_full);
     let state = match (allowed, reached) {
         (Some(false), _) | (_, Some(true)) => QuotaState::Exhausted,
         _ if full => QuotaState::Exhausted,
         (Some(true), _) => QuotaState::Allowed,
         _ => return None,
     };
-    Some(QuotaFacts { state, windows: Value::Array(windows), observed_at: Some(now) })
+    Some(QuotaFacts { state, windows, observed_at: Some(now) })
 }
 
 impl OpenAiProvider {

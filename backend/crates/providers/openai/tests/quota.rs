@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_core::coordination::Cooldowns;
-use gateway_core::domain::{AccountId, QuotaState};
+use gateway_core::domain::{AccountId, QuotaState, QuotaWindow};
 use gateway_core::observation::QuotaWriter;
 use gateway_core::quota_probe::{QuotaProbe, QuotaProbeFailure, QuotaProber};
 use gateway_core::quota_recorder::QuotaRecorder;
@@ -36,7 +36,13 @@ fn a_usage_answer_is_clear_evidence_only_with_a_rate_limit() {
     assert_eq!(facts.state, QuotaState::Allowed);
     assert_eq!(
         facts.windows,
-        json!([{"name": "primary", "used_percent": 12.0, "window_minutes": 300, "reset_at": 1_773_860_656, "plan_type": "plus"}])
+        vec![QuotaWindow {
+            name: "primary".to_owned(),
+            used_percent: 12.0,
+            window_minutes: Some(300),
+            reset_at: Some(1_773_860_656),
+            plan_type: Some("plus".to_owned()),
+        }]
     );
     let reached = json!({"rate_limit": {"allowed": true, "limit_reached": true, "primary_window": null}});
     assert_eq!(facts_from_usage(&reached, now).expect("facts").state, QuotaState::Exhausted);
@@ -55,7 +61,7 @@ async fn the_probe_reads_the_accounts_quota() {
     let entry = snapshots.current().account(account).cloned().expect("entry");
     let facts = provider.probe_quota(&entry).await.expect("probe").expect("clear reading");
     assert_eq!(facts.state, QuotaState::Allowed);
-    assert_eq!(facts.windows[0]["used_percent"], json!(40.0));
+    assert_eq!(facts.windows[0].used_percent, 40.0);
     world.sim.exhaust_quota("acct-1").expect("exhaust");
     let facts = provider.probe_quota(&entry).await.expect("probe").expect("clear reading");
     assert_eq!(facts.state, QuotaState::Exhausted);
@@ -139,10 +145,14 @@ async fn an_exhausted_account_is_probed_once_its_reset_passed() {
     // The 5-hour window is full and resets in a few seconds (whole seconds: at least 2 s from
     // now, so the first check below runs before it even on a loaded machine); the weekly one is
     // not full and resets in a week: the account comes back after the first.
-    let windows = json!([
-        {"name": "primary", "used_percent": 100.0, "window_minutes": 300, "reset_at": now.unix_timestamp() + 3},
-        {"name": "secondary", "used_percent": 30.0, "window_minutes": 10080, "reset_at": now.unix_timestamp() + 604_800},
-    ]);
+    let window = |name: &str, used_percent, minutes, reset_in| QuotaWindow {
+        name: name.to_owned(),
+        used_percent,
+        window_minutes: Some(minutes),
+        reset_at: Some(now.unix_timestamp() + reset_in),
+        plan_type: None,
+    };
+    let windows = vec![window("primary", 100.0, 300, 3), window("secondary", 30.0, 10080, 604_800)];
     let exhausted = gateway_core::domain::QuotaFacts { state: QuotaState::Exhausted, windows, observed_at: Some(now) };
     let recorder = QuotaRecorder::new(world.store.clone(), world.store.clone(), world.snapshots().await);
     recorder.write(account, exhausted).await;

@@ -51,7 +51,7 @@ impl From<RefreshReport> for RefreshResult {
 fn quota_view(quota: QuotaFacts) -> QuotaView {
     QuotaView {
         state: quota.state.as_str().to_owned(),
-        windows: if quota.windows.is_array() { quota.windows } else { serde_json::json!([]) },
+        windows: crate::admin::account_view::QuotaWindowView::list(&quota.windows),
         observed_at: quota.observed_at,
     }
 }

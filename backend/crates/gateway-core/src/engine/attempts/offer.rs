@@ -7,7 +7,8 @@ use crate::coordination::AccountCandidate;
 use crate::coordination::acquire::MAX_CANDIDATES;
 use crate::domain::{AccountId, RotationStrategy};
 use crate::engine::candidates::CandidatePool;
-use crate::snapshot::RuntimeSnapshot;
+use crate::selection::QuotaStanding;
+use crate::snapshot::{AccountEntry, RuntimeSnapshot};
 
 /// Candidates offered per acquire: choosing the least loaded of a few weighted random picks
 /// balances nearly as well as looking at all, and keeps the coordination script's work small
@@ -40,7 +41,7 @@ pub(super) fn candidates(
         .into_iter()
         .map(|index| {
             let account = &snapshot.accounts()[index];
-            AccountCandidate { account: account.id(), max_in_flight: account.max_in_flight, request_interval: interval }
+            offered(account, interval)
         })
         .collect()
 }
@@ -48,13 +49,16 @@ pub(super) fn candidates(
 /// The owner of a continuation as the only candidate.
 pub(super) fn owner_candidate(snapshot: &RuntimeSnapshot, owner: AccountId) -> Vec<AccountCandidate> {
     let interval = Duration::from_millis(u64::from(snapshot.settings.request_interval_ms));
-    snapshot
-        .account(owner)
-        .map(|account| AccountCandidate {
-            account: owner,
-            max_in_flight: account.max_in_flight,
-            request_interval: interval,
-        })
-        .into_iter()
-        .collect()
+    snapshot.account(owner).map(|account| offered(account, interval)).into_iter().collect()
+}
+
+/// An account as offered to the acquire step: its cap, interval, weight and quota standing.
+fn offered(account: &AccountEntry, interval: Duration) -> AccountCandidate {
+    AccountCandidate {
+        account: account.id(),
+        max_in_flight: account.max_in_flight,
+        request_interval: interval,
+        weight: u32::from(account.record.scheduling.weight.get()),
+        standing: QuotaStanding::of(&account.record.quota),
+    }
 }

@@ -11,9 +11,8 @@ use async_trait::async_trait;
 use gateway_core::coordination::{
     AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
     CandidateVerdict, CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, ContinuationPin, ContinuationPins,
-    CoordinationError, FenceToken, Grant, HeartbeatOutcome, HeldLeases, Ineligible, LeaseStatus, NoAccount,
-    PickStrategy, PinLookup, PinWrite, ProviderCircuits, ReleaseOutcome, ReleaseRequest, ReplicaHeartbeats,
-    RequestSlots, UnixMillis,
+    CoordinationError, FenceToken, Grant, HeartbeatOutcome, HeldLeases, Ineligible, LeaseStatus, NoAccount, PinLookup,
+    PinWrite, ProviderCircuits, ReleaseOutcome, ReleaseRequest, ReplicaHeartbeats, RequestSlots, UnixMillis,
 };
 use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, ReplicaName};
 use tokio::time::Instant;
@@ -188,11 +187,13 @@ impl RequestSlots for FakeCoordination {
             Some(bound) => request.candidates.iter().position(|c| c.account == bound),
             None => {
                 let mut open = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(i, _)| *i);
+                // The engine's tests do not test the choice (gateway-core/tests/selection.rs does):
+                // `smart` takes the least loaded, every other strategy the first eligible.
                 match request.strategy {
-                    PickStrategy::FirstEligible => open.next(),
-                    PickStrategy::LeastInFlight => {
+                    gateway_core::domain::RotationStrategy::Smart => {
                         open.min_by_key(|i| state.in_flight.get(&request.candidates[*i].account).copied().unwrap_or(0))
                     }
+                    _ => open.next(),
                 }
             }
         };

@@ -9,7 +9,8 @@
 -- KEYS[12+3i..14+3i] candidate i's account hash, slots zset, exclusions zset
 -- ARGV[1] request id  ARGV[2] lease ttl ms
 -- ARGV[3] admission max concurrency ('' = skip admission, -1 = unlimited)  ARGV[4] rpm (-1 = unlimited)
--- ARGV[5] strategy 'first' | 'least'  ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
+-- ARGV[5] the strategy's order keys from core, space-separated ('load' 'rank' 'lru' 'mru' 'heavy')
+-- ARGV[6] model  ARGV[7] affinity idle ttl ms ('' = none)
 -- ARGV[8] replaced account id ('' = none)  ARGV[9] replaced token
 -- ARGV[10] feedback kind ('' | 'cooldown' | 'exclude')  ARGV[11] feedback ms  ARGV[12] feedback model
 -- ARGV[13] max exclusions per account
@@ -17,7 +18,9 @@
 -- ARGV[18] half-open probe ttl ms
 -- ARGV[19] replaced attempt's circuit report ('' = none | 'none' | 'success' | 'failure')
 -- ARGV[20] it held the probe ('1' | '0')  ARGV[21] failure threshold  ARGV[22] open for ms
--- ARGV[23+3i..25+3i] candidate i's account id, cap, interval ms
+-- ARGV[23+5i..27+5i] candidate i's account id, cap, interval ms, weight, static rank (from core)
+-- The choice is gateway_core::selection::decide, step for step; the contract suite's property
+-- test holds the two to the same answers.
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
 
@@ -86,18 +89,21 @@ if admit then
 end
 
 -- 4. Candidate verdicts, first failing check wins: cooldown, exclusion, cap, interval.
-local count = (#ARGV - 22) / 3
+local count = (#ARGV - 22) / 5
 local model = ARGV[6]
 local ids, in_flight, verdict, verdict_a, verdict_b, index_of = {}, {}, {}, {}, {}, {}
+local weight, rank, last = {}, {}, {}
 for i = 0, count - 1 do
   local account_key, slots_key, excl_key = KEYS[12 + 3 * i], KEYS[13 + 3 * i], KEYS[14 + 3 * i]
-  local id, cap, interval = ARGV[23 + 3 * i], tonumber(ARGV[24 + 3 * i]), tonumber(ARGV[25 + 3 * i])
+  local id, cap, interval = ARGV[23 + 5 * i], tonumber(ARGV[24 + 5 * i]), tonumber(ARGV[25 + 5 * i])
   local n = i + 1
   ids[n] = id
   index_of[id] = n
+  weight[n], rank[n] = math.max(tonumber(ARGV[26 + 5 * i]), 1), tonumber(ARGV[27 + 5 * i])
   local facts = redis.call('HMGET', account_key, 'cool_until', 'last_start')
   local cool_until = tonumber(facts[1]) or 0
   local last_start = tonumber(facts[2])
+  last[n] = last_start or -1
   local excluded_until = tonumber(redis.call('ZSCORE', excl_key, model)) or 0
   redis.call('ZREMRANGEBYSCORE', slots_key, '-inf', int(now))
   local held = redis.call('ZCARD', slots_key)
@@ -108,8 +114,8 @@ for i = 0, count - 1 do
     verdict[n], verdict_a[n], verdict_b[n] = 'excluded', excluded_until, 0
   elseif held >= cap then
     verdict[n], verdict_a[n], verdict_b[n] = 'cap', held, cap
-  elseif interval > 0 and last_start ~= nil and now - last_start < interval then
-    verdict[n], verdict_a[n], verdict_b[n] = 'interval', interval - (now - last_start), 0
+  elseif interval > 0 and last_start ~= nil and math.max(now - last_start, 0) < interval then
+    verdict[n], verdict_a[n], verdict_b[n] = 'interval', interval - math.max(now - last_start, 0), 0
   else
     verdict[n] = 'ok'
   end
@@ -134,17 +140,25 @@ if ARGV[7] ~= '' then
   end
 end
 
--- 6. Strategy.
+-- 6. Strategy: the eligible candidate no other is strictly preferred to (the earliest such),
+-- comparing core's order keys in turn.
+local order = {}
+for key in string.gmatch(ARGV[5], '%S+') do table.insert(order, key) end
+local function preferred(x, y)
+  for _, key in ipairs(order) do
+    local a, b
+    if key == 'load' then a, b = in_flight[x] * weight[y], in_flight[y] * weight[x]
+    elseif key == 'rank' then a, b = rank[x], rank[y]
+    elseif key == 'lru' then a, b = last[x], last[y]
+    elseif key == 'mru' then a, b = last[y], last[x]
+    else a, b = weight[y], weight[x] end
+    if a ~= b then return a < b end
+  end
+  return false
+end
 if not chosen then
   for n = 1, count do
-    if verdict[n] == 'ok' then
-      if not chosen then
-        chosen = n
-        if ARGV[5] ~= 'least' then break end
-      elseif in_flight[n] < in_flight[chosen] then
-        chosen = n
-      end
-    end
+    if verdict[n] == 'ok' and (not chosen or preferred(n, chosen)) then chosen = n end
   end
 end
 
