@@ -15,6 +15,8 @@ use crate::account::AccountSpec;
 pub struct SimConfig {
     /// Address to bind; port 0 picks a free port.
     pub listen: SocketAddr,
+    /// Address of the TLS listener (test CA, ALPN `h2, http/1.1`); port 0 picks a free port.
+    pub tls_listen: SocketAddr,
     /// Path prefix of the ChatGPT backend (`/backend-api`): Codex lives under `{prefix}/codex`.
     pub codex_base_path: String,
     /// Path prefix of the OpenAI OAuth issuer (`""` = root: `/oauth/token`).
@@ -33,6 +35,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls_listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             codex_base_path: "/backend-api".to_owned(),
             oauth_base_path: String::new(),
             xai_prefix: "/xai".to_owned(),

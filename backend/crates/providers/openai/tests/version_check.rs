@@ -1,6 +1,7 @@
 //! The request profile follows the appcast; a failed check keeps the last good profile.
 
 use gateway_core::catalog::CatalogSource;
+use provider_openai::request_profile::PINNED_CODEX_VERSION;
 use provider_openai::version_check::{VersionCheckError, VersionCheckOutcome, is_newer, latest_version};
 use upstream_sim::{AccountSpec, SettingsPatch};
 
@@ -31,7 +32,7 @@ async fn a_newer_appcast_version_becomes_the_profile_of_the_next_requests() {
     let provider = world.provider();
     let check = provider.version_check(&world.sim.appcast_url()).expect("allowed url");
     let outcome = check.check().await.expect("check");
-    assert_eq!(outcome, VersionCheckOutcome::Updated { from: "0.135.0".into(), to: "26.311.21342".into() });
+    assert_eq!(outcome, VersionCheckOutcome::Updated { from: PINNED_CODEX_VERSION.into(), to: "26.311.21342".into() });
     assert_eq!(provider.profile().current().version, "26.311.21342");
     assert!(provider.profile().current().user_agent.starts_with("codex_cli_rs/26.311.21342 "));
 
@@ -59,10 +60,10 @@ async fn a_failed_check_keeps_the_last_good_profile() {
     let provider = world.provider();
     let missing = provider.version_check(&format!("{}/no-such-appcast.xml", world.sim.base_url())).expect("url");
     assert_eq!(missing.check().await, Err(VersionCheckError::Status(404)));
-    assert_eq!(provider.profile().current().version, "0.135.0");
+    assert_eq!(provider.profile().current().version, PINNED_CODEX_VERSION);
     let closed = provider.version_check("http://127.0.0.1:9/appcast.xml").expect("loopback allowed in tests");
     assert!(matches!(closed.check().await, Err(VersionCheckError::Unreachable(_))));
-    assert_eq!(provider.profile().current().version, "0.135.0");
+    assert_eq!(provider.profile().current().version, PINNED_CODEX_VERSION);
 }
 
 #[tokio::test]
