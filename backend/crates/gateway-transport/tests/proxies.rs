@@ -46,7 +46,7 @@ async fn a_socks5_proxy_without_credentials() {
 async fn refused_proxy_credentials_are_a_proxy_failure() {
     let proxy = TestProxy::http_connect(Some(("user", "right"))).await;
     let url = ProxyUrl::parse(&proxy.url("http", Some("user:wrong"))).expect("proxy url");
-    let failure = usage_through(&url).await.err().expect("refused");
+    let failure = usage_through(&url).await.expect_err("refused");
     assert!(matches!(failure, SendError::ProxyFailed(ref m) if m.contains("407")), "{failure:?}");
     assert!(!format!("{failure:?}").contains("wrong"), "the password stays out of errors");
     let socks = TestProxy::socks5(Some(("user", "right"))).await;
@@ -62,7 +62,7 @@ async fn a_dead_proxy_is_a_proxy_failure_and_nothing_is_sent() {
     };
     for scheme in ["http", "socks5"] {
         let url = ProxyUrl::parse(&format!("{scheme}://127.0.0.1:{port}")).expect("proxy url");
-        let failure = usage_through(&url).await.err().expect("no proxy there");
+        let failure = usage_through(&url).await.expect_err("no proxy there");
         assert!(matches!(failure, SendError::ProxyFailed(_)), "{failure:?}");
         assert!(failure.is_not_sent());
     }

@@ -23,7 +23,7 @@ fn credentials_never_show() {
 #[test]
 fn refuses_other_schemes_without_echoing_the_input() {
     for raw in ["https://u:topsecret@proxy:1", "ftp://proxy", "not a url", "http://u:topsecret@proxy:1/path"] {
-        let error = ProxyUrl::parse(raw).err().expect("refused").to_string();
+        let error = ProxyUrl::parse(raw).expect_err("refused").to_string();
         assert!(!error.contains("topsecret"), "{error}");
     }
 }

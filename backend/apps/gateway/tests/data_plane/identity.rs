@@ -48,7 +48,7 @@ async fn one_clients_installation_id_never_reaches_two_accounts() {
     assert_eq!(second.status(), 200, "the other account serves it: the simulator saw no foreign installation id");
     second.bytes().await.expect("body");
     let requests = served(&gateway);
-    let ok = requests.iter().filter(|r| r.account_id.as_deref() != Some(first_account.as_str())).last().expect("other");
+    let ok = requests.iter().rfind(|r| r.account_id.as_deref() != Some(first_account.as_str())).expect("other");
     let first_request =
         requests.iter().find(|r| r.account_id.as_deref() == Some(first_account.as_str())).expect("first");
     for request in [first_request, ok] {
