@@ -69,3 +69,51 @@ async fn one_clients_installation_id_never_reaches_two_accounts() {
     let connections = gateway.sim.connections();
     assert!(connections.iter().any(|c| c.tls && c.alpn.as_deref() == Some("h2")), "{connections:?}");
 }
+
+#[tokio::test]
+async fn codex_headers_go_on_the_upstream_websocket_handshake_too() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let gateway = Gateway::start_with(vec![AccountSpec::openai("acct-a")], OVER_TLS).await;
+    let url = gateway.url.replacen("http://", "ws://", 1) + "/v1/responses";
+    let mut request = url.into_client_request().expect("request");
+    let headers = request.headers_mut();
+    headers.insert("authorization", format!("Bearer {}", gateway.key).parse().expect("header"));
+    for (name, value) in [
+        ("session-id", "sess-ws"),
+        ("thread-id", "thread-ws"),
+        ("x-client-request-id", "req-ws"),
+        ("x-codex-window-id", "win-ws"),
+        ("x-codex-installation-id", "client-install-ws"),
+    ] {
+        headers.insert(name, value.parse().expect("header"));
+    }
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.expect("websocket connects");
+    let frame = json!({"type": "response.create", "model": "gpt-5.4", "store": false, "input": "sim: text='hi'",
+                       "client_metadata": {"x-codex-installation-id": "client-install-ws"}});
+    socket.send(Message::text(frame.to_string())).await.expect("send");
+    loop {
+        let event = super::request_bodies::next_event(&mut socket).await;
+        match event["type"].as_str() {
+            Some("response.completed") => break,
+            Some("error" | "response.failed") => panic!("{event}"),
+            _ => {}
+        }
+    }
+    let requests = gateway.sim.requests();
+    let upgrade = requests
+        .iter()
+        .find(|r| r.method == "GET" && r.path.ends_with("/codex/responses"))
+        .expect("the upstream socket was opened");
+    assert_eq!(upgrade.header("session-id"), Some("sess-ws"));
+    assert_eq!(upgrade.header("thread-id"), Some("thread-ws"));
+    assert_eq!(upgrade.header("x-client-request-id"), Some("req-ws"));
+    assert_eq!(upgrade.header("x-codex-window-id"), Some("win-ws"));
+    let installation = upgrade.header("x-codex-installation-id").expect("installation header");
+    assert_ne!(installation, "client-install-ws");
+    assert!(upgrade.header("user-agent").is_some_and(|ua| ua.starts_with("codex_cli_rs/0.171.0 (")));
+    let sent = requests.iter().find(|r| r.method == "WS").and_then(|r| r.json()).expect("the frame went upstream");
+    assert_eq!(sent["client_metadata"]["x-codex-installation-id"], installation);
+}
