@@ -75,3 +75,18 @@ async fn appcast_addresses_pass_the_ssrf_guard() {
     assert!(provider.version_check("https://user:pw@example.com/feed.xml").is_err());
     assert!(provider.version_check("https://example.com/feed.xml?channel=stable").is_ok());
 }
+
+#[tokio::test]
+async fn the_npm_metadata_of_openai_codex_moves_the_profile_forward() {
+    let world = World::start().await;
+    let provider = world.provider();
+    // The npm registry's `latest` document of `@openai/codex`, from the local fake only.
+    let url = format!("{}/@openai/codex/latest", world.sim.npm_registry_url());
+    let check = provider.version_check(&url).expect("allowed url");
+    let outcome = check.check().await.expect("check");
+    assert_eq!(outcome, VersionCheckOutcome::Updated { from: PINNED_CODEX_VERSION.into(), to: "0.172.0".into() });
+    let profile = provider.profile().current();
+    assert!(profile.user_agent.starts_with("codex_cli_rs/0.172.0 ("), "{}", profile.user_agent);
+    let scoped = provider.version_check(&format!("{}/@openai%2Fcodex/latest", world.sim.npm_registry_url()));
+    assert!(matches!(scoped.expect("url").check().await, Ok(VersionCheckOutcome::Unchanged { .. })));
+}
