@@ -8,6 +8,7 @@ mod connections;
 mod crash_recovery;
 mod drain;
 mod failover;
+mod identity;
 mod invariants;
 mod outage;
 mod prewarm;

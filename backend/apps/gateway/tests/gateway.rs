@@ -93,7 +93,19 @@ impl Gateway {
             ("SWITCHBOARD_LOG_LEVEL".into(), "info".into()),
             ("SWITCHBOARD_SERVER_DATA_DIR".into(), data_dir(port).display().to_string()),
         ];
-        env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        // `{sim_tls_backend}` / `{sim_ca_file}` in a value: the simulator's TLS backend and its test
+        // CA written to a file (the production path: TLS, HTTP/2 by ALPN).
+        let ca_file = data_dir(port).join("sim-ca.pem");
+        if extra_env.iter().any(|(_, v)| v.contains("{sim_ca_file}")) {
+            std::fs::create_dir_all(data_dir(port)).expect("data dir");
+            std::fs::write(&ca_file, sim.ca_pem()).expect("CA file");
+        }
+        env.extend(extra_env.iter().map(|(k, v)| {
+            let value = v
+                .replace("{sim_tls_backend}", &sim.tls_chatgpt_base_url())
+                .replace("{sim_ca_file}", &ca_file.display().to_string());
+            ((*k).to_owned(), value)
+        }));
         for token in &tokens {
             let auth = serde_json::to_vec(&token.codex_auth_json()).expect("json");
             run(&env, &["account", "import", "-"], Some(&auth));

@@ -286,8 +286,11 @@ pub struct OpenAiConfig {
     pub client_id: String,
     /// `originator` header sent upstream.
     pub originator: String,
-    /// Codex client version sent as `version` and in the user agent.
-    pub client_version: String,
+    /// Codex client version sent as `version` and in the user agent; not set: the Codex version
+    /// the OpenAI provider pins (`request_profile.rs`, the one place to bump it).
+    pub client_version: Option<String>,
+    /// PEM file of extra CA certificates trusted for upstream TLS beside the platform roots.
+    pub extra_ca_file: Option<String>,
     pub header_timeout_seconds: u64,
     pub stream_idle_timeout_seconds: u64,
     /// Appcast (Sparkle RSS or `{"version"}` JSON) whose newest version the request profile
@@ -307,7 +310,8 @@ impl Default for OpenAiConfig {
             auth_url: "https://auth.openai.com".to_owned(),
             client_id: "app_EMoamEEZ73f0CkXaXp7hrann".to_owned(),
             originator: "codex_cli_rs".to_owned(),
-            client_version: "0.135.0".to_owned(),
+            client_version: None,
+            extra_ca_file: None,
             header_timeout_seconds: 90,
             stream_idle_timeout_seconds: 300,
             appcast_url: None,

@@ -1,6 +1,7 @@
 //! Version sources for the gateway's request-profile checks: a Sparkle-style appcast for the
 //! Codex desktop app (`/appcast.xml`, plus `/appcast.json`) and an npm-registry-shaped
-//! `latest` document for the Grok CLI (`/npm/{package}`, `/npm/{package}/latest`).
+//! `latest` document for the Grok CLI and for `@openai/codex` (`/npm/{package}`,
+//! `/npm/{package}/latest`; scoped names as two segments or `%2F`).
 
 use std::sync::Arc;
 
@@ -57,8 +58,14 @@ async fn json_doc(State(state): State<Arc<SimState>>) -> Response {
     )
 }
 
+/// The `latest` version of `name`: the Codex CLI's for `@openai/codex`, the Grok CLI's otherwise.
+fn version_of(state: &SimState, name: &str) -> String {
+    let settings = state.settings();
+    if name == "@openai/codex" { settings.codex_cli_version } else { settings.grok_cli_version }
+}
+
 fn packument_body(state: &SimState, name: &str) -> Response {
-    let version = state.settings().grok_cli_version;
+    let version = version_of(state, name);
     json_response(
         StatusCode::OK,
         &json!({"name": name, "dist-tags": {"latest": version}, "versions": {version.clone(): {"name": name, "version": version}}}),
@@ -70,7 +77,8 @@ async fn packument(State(state): State<Arc<SimState>>, Path(package): Path<Strin
 }
 
 async fn latest(State(state): State<Arc<SimState>>, Path(package): Path<String>) -> Response {
-    json_response(StatusCode::OK, &json!({"name": package, "version": state.settings().grok_cli_version}))
+    let version = version_of(&state, &package);
+    json_response(StatusCode::OK, &json!({"name": package, "version": version}))
 }
 
 async fn scoped_packument(State(state): State<Arc<SimState>>, Path((scope, name)): Path<(String, String)>) -> Response {
@@ -78,8 +86,7 @@ async fn scoped_packument(State(state): State<Arc<SimState>>, Path((scope, name)
 }
 
 async fn scoped_latest(State(state): State<Arc<SimState>>, Path((scope, name)): Path<(String, String)>) -> Response {
-    json_response(
-        StatusCode::OK,
-        &json!({"name": format!("{scope}/{name}"), "version": state.settings().grok_cli_version}),
-    )
+    let package = format!("{scope}/{name}");
+    let version = version_of(&state, &package);
+    json_response(StatusCode::OK, &json!({"name": package, "version": version}))
 }

@@ -145,6 +145,46 @@ pub fn authorize(state: &SimState, headers: &HeaderMap) -> Result<Account, (Opti
     Ok(account)
 }
 
+/// The installation ids a request names: the `x-codex-installation-id` header and every
+/// `client_metadata` member naming an installation id.
+pub fn installation_ids(headers: &HeaderMap, body: Option<&Value>) -> Vec<String> {
+    let mut ids: Vec<String> =
+        headers.get_all("x-codex-installation-id").iter().filter_map(|v| v.to_str().ok().map(str::to_owned)).collect();
+    if let Some(Value::Object(metadata)) = body.and_then(|b| b.get("client_metadata")) {
+        for (key, value) in metadata {
+            let key = key.to_ascii_lowercase().replace(['-', '_'], "");
+            if key.contains("installationid")
+                && let Some(id) = value.as_str()
+            {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+/// An installation belongs to the first account that used it: a request of another account
+/// naming it is refused (403 `installation_mismatch`), as one install reaching several accounts
+/// links them. `Err(message)` names nothing of the owner.
+pub fn check_installation(
+    state: &SimState,
+    account: &Account,
+    headers: &HeaderMap,
+    body: Option<&Value>,
+) -> Result<(), String> {
+    for id in installation_ids(headers, body) {
+        if state.bind_installation(&id, &account.id).is_err() {
+            return Err("This installation is signed in to another account.".to_owned());
+        }
+    }
+    Ok(())
+}
+
+/// The 403 body of a foreign installation id.
+pub fn installation_mismatch_body(message: &str) -> Value {
+    json!({"error": {"type": "invalid_request_error", "code": "installation_mismatch", "message": message, "param": null}})
+}
+
 /// Body for a banned account (the OpenAI platform's deactivation error).
 pub fn deactivated_body() -> Value {
     json!({"error": {

@@ -15,6 +15,8 @@ use crate::account::AccountSpec;
 pub struct SimConfig {
     /// Address to bind; port 0 picks a free port.
     pub listen: SocketAddr,
+    /// Address of the TLS listener (test CA, ALPN `h2, http/1.1`); port 0 picks a free port.
+    pub tls_listen: SocketAddr,
     /// Path prefix of the ChatGPT backend (`/backend-api`): Codex lives under `{prefix}/codex`.
     pub codex_base_path: String,
     /// Path prefix of the OpenAI OAuth issuer (`""` = root: `/oauth/token`).
@@ -33,6 +35,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls_listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             codex_base_path: "/backend-api".to_owned(),
             oauth_base_path: String::new(),
             xai_prefix: "/xai".to_owned(),
@@ -83,6 +86,8 @@ pub struct Settings {
     pub appcast_build: String,
     /// Version served as the npm `latest` of the Grok CLI package.
     pub grok_cli_version: String,
+    /// Version served as the npm `latest` of `@openai/codex` (the Codex CLI).
+    pub codex_cli_version: String,
     /// Lowest `x-grok-client-version` the xAI endpoints accept (426 below it).
     pub grok_min_client_version: String,
     /// Whether xAI inference requires `X-XAI-Token-Auth` + `x-grok-client-version` (426 otherwise).
@@ -114,6 +119,7 @@ impl Default for Settings {
             appcast_version: "26.311.21342".to_owned(),
             appcast_build: "2134".to_owned(),
             grok_cli_version: "0.2.120".to_owned(),
+            codex_cli_version: "0.172.0".to_owned(),
             grok_min_client_version: "0.1.202".to_owned(),
             xai_require_client_headers: true,
             ws_max_age_secs: 3_600,
@@ -136,6 +142,7 @@ pub struct SettingsPatch {
     pub appcast_version: Option<String>,
     pub appcast_build: Option<String>,
     pub grok_cli_version: Option<String>,
+    pub codex_cli_version: Option<String>,
     pub grok_min_client_version: Option<String>,
     pub xai_require_client_headers: Option<bool>,
     pub ws_max_age_secs: Option<u64>,
@@ -157,6 +164,7 @@ impl Settings {
         set(&mut self.appcast_version, patch.appcast_version);
         set(&mut self.appcast_build, patch.appcast_build);
         set(&mut self.grok_cli_version, patch.grok_cli_version);
+        set(&mut self.codex_cli_version, patch.codex_cli_version);
         set(&mut self.grok_min_client_version, patch.grok_min_client_version);
         set(&mut self.xai_require_client_headers, patch.xai_require_client_headers);
         set(&mut self.ws_max_age_secs, patch.ws_max_age_secs);

@@ -35,10 +35,11 @@ mod oauth;
 pub mod record;
 pub mod request;
 pub mod script;
-mod server;
+pub mod server;
 pub mod state;
 mod stream;
 pub mod template;
+pub mod tls;
 pub mod tokens;
 pub mod turn;
 mod xai;
@@ -55,7 +56,9 @@ pub use config::{Settings, SettingsPatch, SimConfig};
 pub use control::MintedTokens;
 pub use record::RecordedRequest;
 pub use script::Directive;
+pub use server::ConnectionInfo;
 pub use state::DeviceDecision;
+pub use tls::TestCa;
 pub use tokens::{RefreshOutcome, TokenSet};
 
 use state::SimState;
@@ -64,15 +67,22 @@ use state::SimState;
 pub struct Simulator;
 
 impl Simulator {
-    /// Binds `config.listen` (default `127.0.0.1:0`) and serves until [`SimHandle::shutdown`].
+    /// Binds `config.listen` (plain HTTP) and `config.tls_listen` (TLS with a test CA generated
+    /// now, HTTP/2 or HTTP/1.1 by ALPN), both default `127.0.0.1:0`, and serves the same routes
+    /// on both until [`SimHandle::shutdown`].
     pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
         let config = config.normalized()?;
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
+        let tls_listener = TcpListener::bind(config.tls_listen).await?;
+        let tls_addr = tls_listener.local_addr()?;
+        let ca = Arc::new(TestCa::generate()?);
         let state = Arc::new(SimState::new(config, format!("http://{addr}"))?);
         let router = app::router(state.clone());
-        let task = tokio::spawn(server::serve(listener, router, state.shutdown.clone()));
-        Ok(SimHandle { state, addr, task: Mutex::new(Some(task)) })
+        let connections = Arc::new(server::ConnectionLog::default());
+        let tls = Some((tls_listener, ca.acceptor()));
+        let task = tokio::spawn(server::serve(listener, tls, router, state.shutdown.clone(), connections.clone()));
+        Ok(SimHandle { state, addr, tls_addr, ca, connections, task: Mutex::new(Some(task)) })
     }
 }
 
@@ -80,6 +90,9 @@ impl Simulator {
 pub struct SimHandle {
     state: Arc<SimState>,
     addr: SocketAddr,
+    tls_addr: SocketAddr,
+    ca: Arc<TestCa>,
+    connections: Arc<server::ConnectionLog>,
     task: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -92,6 +105,44 @@ impl SimHandle {
     /// `http://127.0.0.1:PORT`.
     pub fn base_url(&self) -> String {
         self.state.base_url.clone()
+    }
+
+    /// The TLS listener's address.
+    pub fn tls_addr(&self) -> SocketAddr {
+        self.tls_addr
+    }
+
+    /// `https://127.0.0.1:TLS_PORT`: the same routes over TLS (trust [`SimHandle::ca_pem`]).
+    /// Answers that name the simulator's own URLs (discovery documents) still name
+    /// [`SimHandle::base_url`].
+    pub fn tls_base_url(&self) -> String {
+        format!("https://{}", self.tls_addr)
+    }
+
+    /// [`SimHandle::tls_base_url`] + the Codex backend prefix (`…/backend-api`).
+    pub fn tls_chatgpt_base_url(&self) -> String {
+        format!("{}{}", self.tls_base_url(), self.state.config.codex_base_path)
+    }
+
+    /// [`SimHandle::tls_base_url`] + the OpenAI issuer prefix.
+    pub fn tls_oauth_issuer_url(&self) -> String {
+        format!("{}{}", self.tls_base_url(), self.state.config.oauth_base_path)
+    }
+
+    /// The test CA of this run (PEM), generated at start; nothing else trusts it.
+    pub fn ca_pem(&self) -> &str {
+        self.ca.pem()
+    }
+
+    /// The test CA (certificate and DER).
+    pub fn ca(&self) -> &TestCa {
+        &self.ca
+    }
+
+    /// Connections accepted so far on both listeners, oldest first, with the protocol each
+    /// negotiated.
+    pub fn connections(&self) -> Vec<ConnectionInfo> {
+        self.connections.list()
     }
 
     /// ChatGPT backend base (`…/backend-api`): `wham/usage` lives here.

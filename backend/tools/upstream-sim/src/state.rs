@@ -75,6 +75,8 @@ pub struct SimState {
     /// Cancelled by `SimHandle::shutdown`: stops the accept loop and open WebSockets.
     pub shutdown: tokio_util::sync::CancellationToken,
     pub chats: TemplateCache<crate::xai::chat::ChatSpec>,
+    /// Installation id → the account that first used it (`codex::installation`).
+    installations: Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl SimState {
@@ -88,6 +90,7 @@ impl SimState {
             turns: TemplateCache::new(1_024),
             shutdown: tokio_util::sync::CancellationToken::new(),
             chats: TemplateCache::new(256),
+            installations: Mutex::new(std::collections::HashMap::new()),
             config,
         };
         for spec in state.config.accounts.clone() {
@@ -344,6 +347,20 @@ impl SimState {
         }
         account.consume();
         Ok(account.clone())
+    }
+
+    /// Binds `installation` to `account` on first use; `Err(owner)` when another account
+    /// already uses it.
+    pub fn bind_installation(&self, installation: &str, account: &str) -> Result<(), String> {
+        let mut bound = self.installations.lock().unwrap_or_else(PoisonError::into_inner);
+        match bound.get(installation) {
+            Some(owner) if owner != account => Err(owner.clone()),
+            Some(_) => Ok(()),
+            None => {
+                bound.insert(installation.to_owned(), account.to_owned());
+                Ok(())
+            }
+        }
     }
 
     // ---- recording ------------------------------------------------------------------------

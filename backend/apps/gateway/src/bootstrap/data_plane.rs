@@ -39,7 +39,10 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         auth_url: openai.auth_url.clone(),
         client_id: openai.client_id.clone(),
         originator: openai.originator.clone(),
-        client_version: openai.client_version.clone(),
+        client_version: openai
+            .client_version
+            .clone()
+            .unwrap_or_else(|| provider_openai::request_profile::PINNED_CODEX_VERSION.to_owned()),
         user_agent: None,
         header_timeout: Duration::from_secs(openai.header_timeout_seconds),
         stream_idle_timeout: Duration::from_secs(openai.stream_idle_timeout_seconds),
@@ -50,6 +53,7 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
             per_key_bytes: openai.prewarm_key_budget_bytes,
             total_bytes: openai.prewarm_total_budget_bytes,
         },
+        extra_ca_file: openai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
     }
 }
 
@@ -87,6 +91,7 @@ pub fn openai_setting_key(setting: OpenAiSetting) -> &'static str {
         OpenAiSetting::AppcastUrl => "providers.openai.appcast_url",
         OpenAiSetting::Originator => "providers.openai.originator",
         OpenAiSetting::ClientVersion | OpenAiSetting::UserAgent => "providers.openai.client_version",
+        OpenAiSetting::ExtraCaFile => "providers.openai.extra_ca_file",
     }
 }
 

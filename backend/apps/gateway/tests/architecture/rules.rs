@@ -34,10 +34,13 @@ const RULES: &[Rule] = &[
         forbidden: &[INFRA, &["reqwest"]],
     },
     Rule { package: "gateway-host", workspace: &["gateway-core"], forbidden: &[INFRA] },
+    // The upstream connector knows no provider and no storage.
+    Rule { package: "gateway-transport", workspace: &["gateway-protocol"], forbidden: &[INFRA, &["axum", "reqwest"]] },
     Rule {
         package: "provider-openai",
-        workspace: &["gateway-core", "gateway-protocol"],
-        forbidden: &[INFRA, &["axum"]],
+        workspace: &["gateway-core", "gateway-protocol", "gateway-transport"],
+        // The network only through gateway-transport: no client stack of its own.
+        forbidden: &[INFRA, &["axum", "reqwest", "hyper", "hyper-util", "tokio-rustls", "httparse"]],
     },
     Rule { package: "provider-xai", workspace: &["gateway-core", "gateway-protocol"], forbidden: &[INFRA, &["axum"]] },
     Rule {

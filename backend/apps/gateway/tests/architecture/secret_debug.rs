@@ -76,6 +76,7 @@ const SWEPT: &[&str] = &[
     "gateway-store::RedisSettings",
     "provider-openai::OpenAiCredential",
     "provider-openai::DecodedCredential",
+    "gateway-transport::ProxyUrl",
 ];
 
 /// Found by the census but holding no secret, with the reason.
@@ -334,7 +335,17 @@ fn provider_types() -> Vec<(&'static str, String)> {
         ("provider-openai::OpenAiCredential", format!("{credential:?}")),
         ("provider-openai::DecodedCredential", format!("{decoded:?}")),
         ("provider-openai::UrlRefused (refusal message)", format!("{refused:?} / {refused}")),
+        ("gateway-transport::ProxyUrl", proxy_debug()),
     ]
+}
+
+/// An egress proxy URL with a secret user and password: `Debug`, the redacted form and a
+/// refusal of a bad one show neither.
+fn proxy_debug() -> String {
+    let proxy = gateway_transport::ProxyUrl::parse(&format!("socks5://{SECRET}:{SECRET}@127.0.0.1:1080"))
+        .expect("a valid proxy URL");
+    let refused = gateway_transport::ProxyUrl::parse(&format!("ftp://u:{SECRET}@proxy")).expect_err("scheme refused");
+    format!("{proxy:?} / {} / {refused:?} / {refused}", proxy.redacted())
 }
 
 // --- the census -----------------------------------------------------------------------------

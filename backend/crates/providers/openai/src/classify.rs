@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use crate::http1::SendError;
+use gateway_transport::SendError;
 
 /// Largest error body read from the upstream.
 pub const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -116,6 +116,10 @@ pub fn classify_transport(error: &SendError) -> AttemptFailure {
         SendError::NotSent(reason) => {
             tracing::debug!(%reason, "upstream connection failed");
             AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "cannot connect upstream")
+        }
+        SendError::ProxyFailed(reason) => {
+            tracing::warn!(%reason, "the account's egress proxy failed");
+            AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "the egress proxy is unreachable")
         }
         SendError::LocalResources(reason) => {
             tracing::warn!(%reason, "the gateway is out of connection resources");

@@ -22,7 +22,7 @@ pub mod catalog;
 pub mod claims;
 pub mod classify;
 pub mod credential;
-pub mod http1;
+pub mod identity;
 pub mod import;
 pub mod importer;
 pub mod models;

@@ -8,7 +8,8 @@ use gateway_core::catalog::{CatalogFetch, CatalogFetchError, CatalogSource};
 use gateway_core::domain::ProviderKind;
 use gateway_core::provider::ModelInfo;
 use gateway_core::snapshot::AccountEntry;
-use reqwest::header::HeaderValue;
+use gateway_transport::HttpRequest;
+use http::{HeaderName, HeaderValue};
 use secrecy::ExposeSecret;
 use serde_json::Value;
 
@@ -51,31 +52,29 @@ impl CatalogSource for OpenAiProvider {
         let account_id = credential.account_id.as_deref().unwrap_or(&account.record.external_account_id);
         let profile = self.profile().current();
         let url = format!("{}/codex/models?client_version={}", self.backend_url(), encode(&profile.version));
-        let mut request = self
-            .client()
-            .get(url)
-            .header(reqwest::header::AUTHORIZATION, bearer)
-            .header("chatgpt-account-id", account_id)
-            .header(reqwest::header::USER_AGENT, profile.user_agent_header.clone())
-            .header("originator", profile.originator_header.clone())
-            .header("version", profile.version_header.clone());
-        if let Some(etag) = etag {
-            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+        let account_header = HeaderValue::from_str(account_id)
+            .map_err(|_| CatalogFetchError("the account id is not a valid header value".into()))?;
+        let mut request = HttpRequest::get(&url)
+            .map_err(|_| CatalogFetchError("the models URL is invalid".into()))?
+            .header(http::header::AUTHORIZATION, bearer)
+            .header(HeaderName::from_static("chatgpt-account-id"), account_header)
+            .header(HeaderName::from_static("version"), profile.version_header.clone());
+        request = profile.identify(request);
+        if let Some(etag) = etag.and_then(|e| HeaderValue::from_str(e).ok()) {
+            request = request.header(http::header::IF_NONE_MATCH, etag);
         }
-        let response = tokio::time::timeout(FETCH_TIMEOUT, request.send())
-            .await
-            .map_err(|_| CatalogFetchError("no answer in time".into()))?
-            .map_err(|_| CatalogFetchError("unreachable".into()))?;
-        match response.status().as_u16() {
+        let fetched = self.http().fetch(request, None, FETCH_TIMEOUT, 8 << 20).await.map_err(|e| match e {
+            gateway_transport::FetchError::Timeout => CatalogFetchError("no answer in time".into()),
+            gateway_transport::FetchError::Send(_) => CatalogFetchError("unreachable".into()),
+            gateway_transport::FetchError::Body(_) => CatalogFetchError("the answer broke".into()),
+        })?;
+        match fetched.status {
             304 => return Ok(CatalogFetch::NotModified),
             200 => {}
             status => return Err(CatalogFetchError(format!("models endpoint {status}"))),
         }
-        let etag = response.headers().get(reqwest::header::ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = tokio::time::timeout(FETCH_TIMEOUT, response.bytes())
-            .await
-            .map_err(|_| CatalogFetchError("the answer stalled".into()))?
-            .map_err(|_| CatalogFetchError("the answer broke".into()))?;
+        let etag = fetched.headers.get(http::header::ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = fetched.body;
         let value: Value = serde_json::from_slice(&body).map_err(|_| CatalogFetchError("malformed catalog".into()))?;
         let models = parse_models(&value).ok_or_else(|| CatalogFetchError("no models list".into()))?;
         if models.is_empty() {

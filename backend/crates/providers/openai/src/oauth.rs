@@ -30,7 +30,7 @@ use flow_payload::{FlowPayload, PAYLOAD_VERSION};
 use token_exchange::CodeExchange;
 
 pub struct OpenAiOAuth {
-    client: reqwest::Client,
+    client: gateway_transport::HttpClient,
     issuer: String,
     client_id: String,
     profile: ProfileHolder,
@@ -39,7 +39,12 @@ pub struct OpenAiOAuth {
 
 impl OpenAiOAuth {
     /// `issuer` must already have passed the SSRF check.
-    pub fn new(client: reqwest::Client, issuer: String, client_id: String, profile: ProfileHolder) -> Self {
+    pub fn new(
+        client: gateway_transport::HttpClient,
+        issuer: String,
+        client_id: String,
+        profile: ProfileHolder,
+    ) -> Self {
         Self { client, issuer, client_id, profile, timeout: Duration::from_secs(30) }
     }
 

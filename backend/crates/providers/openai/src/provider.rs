@@ -11,6 +11,7 @@ use gateway_core::domain::{AccountId, CredentialRevision, CredentialSlot, Provid
 use gateway_core::ports::CredentialStore;
 use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
 use gateway_core::snapshot::AccountEntry;
+use gateway_transport::{Connector, HttpClient, TlsRoots};
 
 use crate::catalog;
 use crate::credential::OpenAiCredential;
@@ -34,7 +35,8 @@ pub struct OpenAiProvider {
     transport: Transport,
     sockets: SocketRoute,
     refresher: Refresher,
-    client: reqwest::Client,
+    /// The one upstream client (gateway-transport) for every call this provider makes.
+    http: HttpClient,
     backend_url: String,
     auth_url: String,
     client_id: String,
@@ -55,22 +57,21 @@ impl OpenAiProvider {
     pub fn new(settings: &OpenAiSettings, credentials: Arc<dyn CredentialStore>) -> Result<Self, InvalidSetting> {
         let CheckedUrls { backend, auth } = settings.check()?;
         let invalid = |setting, reason: String| InvalidSetting { setting, reason };
-        let client = reqwest::Client::builder()
-            .pool_idle_timeout(std::time::Duration::from_secs(90))
-            .tcp_nodelay(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| invalid(OpenAiSetting::AuthUrl, format!("the HTTP client could not be built: {e}")))?;
+        let roots = TlsRoots::new(settings.extra_ca_file.as_deref())
+            .map_err(|e| invalid(OpenAiSetting::ExtraCaFile, e.to_string()))?;
+        let http = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(10)));
         let profile =
             RequestProfile::from_settings(settings).map_err(|e| invalid(OpenAiSetting::UserAgent, e.to_string()))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());
         let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
-        let transport = Transport::new(&backend, profile.clone(), catalog.clone(), settings.stream_idle_timeout)
-            .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
+        let transport =
+            Transport::new(http.clone(), &backend, profile.clone(), catalog.clone(), settings.stream_idle_timeout)
+                .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
             prewarms: PrewarmMemory::new(settings.prewarm_budget),
             endpoint: WsEndpoint {
+                connector: http.connector().clone(),
                 url: WsEndpoint::for_backend(&backend),
                 profile: profile.clone(),
                 connect_timeout: std::time::Duration::from_secs(15),
@@ -82,8 +83,14 @@ impl OpenAiProvider {
         Ok(Self {
             transport,
             sockets,
-            refresher: Refresher::new(client.clone(), &auth, &settings.client_id, settings.refresh_timeout),
-            client,
+            refresher: Refresher::new(
+                http.clone(),
+                profile.clone(),
+                &auth,
+                &settings.client_id,
+                settings.refresh_timeout,
+            ),
+            http,
             backend_url: backend,
             auth_url: auth,
             client_id: settings.client_id.clone(),
@@ -109,13 +116,13 @@ impl OpenAiProvider {
 
     /// Browser and device logins.
     pub fn oauth(&self) -> OpenAiOAuth {
-        OpenAiOAuth::new(self.client.clone(), self.auth_url.clone(), self.client_id.clone(), self.profile.clone())
+        OpenAiOAuth::new(self.http.clone(), self.auth_url.clone(), self.client_id.clone(), self.profile.clone())
     }
 
     /// The version check against `appcast_url` (same SSRF rule as the upstream URLs).
     pub fn version_check(&self, appcast_url: &str) -> Result<VersionCheck, UrlRefused> {
         let url = checked_appcast_url(appcast_url, self.allow_http_loopback)?;
-        Ok(VersionCheck::new(self.client.clone(), url, self.profile.clone(), std::time::Duration::from_secs(20)))
+        Ok(VersionCheck::new(self.http.clone(), url, self.profile.clone(), std::time::Duration::from_secs(20)))
     }
 
     pub fn catalog(&self) -> &Arc<CatalogBook> {
@@ -130,8 +137,8 @@ impl OpenAiProvider {
         &self.refresher
     }
 
-    pub(crate) fn client(&self) -> &reqwest::Client {
-        &self.client
+    pub(crate) fn http(&self) -> &HttpClient {
+        &self.http
     }
 
     pub(crate) fn backend_url(&self) -> &str {

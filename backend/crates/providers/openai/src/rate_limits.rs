@@ -14,11 +14,7 @@ fn window(name: &str, used_percent: f64, window_minutes: Option<i64>, reset_at: 
 
 /// Reads the `x-codex-primary-*` / `x-codex-secondary-*` headers. `None` when the response
 /// carried no window (a window with 0 %, 0 minutes and no reset is ignored, as Codex does).
-pub fn from_headers(
-    headers: &reqwest::header::HeaderMap,
-    state: QuotaState,
-    now: OffsetDateTime,
-) -> Option<QuotaFacts> {
+pub fn from_headers(headers: &http::HeaderMap, state: QuotaState, now: OffsetDateTime) -> Option<QuotaFacts> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
     let mut windows = Vec::new();
     for family in ["primary", "secondary"] {

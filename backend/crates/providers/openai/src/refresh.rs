@@ -9,7 +9,10 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::Value;
 
+use gateway_transport::{HttpClient, HttpRequest};
+
 use crate::credential::OpenAiCredential;
+use crate::request_profile::ProfileHolder;
 
 /// Codes that end a credential at once (PROTOCOL §A.4).
 pub const TERMINAL_CODES: &[&str] =
@@ -40,15 +43,17 @@ struct TokenAnswer {
 
 #[derive(Clone)]
 pub struct Refresher {
-    client: reqwest::Client,
+    client: HttpClient,
+    /// Codex's headers (`originator`, `User-Agent`) go on the refresh too.
+    profile: ProfileHolder,
     token_url: String,
     client_id: String,
     timeout: Duration,
 }
 
 impl Refresher {
-    pub fn new(client: reqwest::Client, auth_url: &str, client_id: &str, timeout: Duration) -> Self {
-        Self { client, token_url: format!("{auth_url}/oauth/token"), client_id: client_id.to_owned(), timeout }
+    pub fn new(client: HttpClient, profile: ProfileHolder, auth_url: &str, client_id: &str, timeout: Duration) -> Self {
+        Self { client, profile, token_url: format!("{auth_url}/oauth/token"), client_id: client_id.to_owned(), timeout }
     }
 
     /// Exchanges the refresh token; returns the rotated credential (tokens the answer left out
@@ -60,17 +65,22 @@ impl Refresher {
             "grant_type": "refresh_token",
             "refresh_token": refresh_token.expose_secret(),
         });
-        let sent = self.client.post(&self.token_url).json(&body).send();
-        let response = match tokio::time::timeout(self.timeout, sent).await {
-            Err(_) => return Err(RefreshError::Transient("the token endpoint did not answer in time".to_owned())),
-            Ok(Err(_)) => return Err(RefreshError::Transient("the token endpoint is unreachable".to_owned())),
-            Ok(Ok(response)) => response,
+        let request = HttpRequest::post(&self.token_url)
+            .map_err(|_| RefreshError::Transient("the token endpoint is not a URL".to_owned()))?;
+        let request = self.profile.current().identify(request).json(&body);
+        let fetched = match self.client.fetch(request, None, self.timeout, 256 * 1024).await {
+            Err(gateway_transport::FetchError::Timeout) => {
+                return Err(RefreshError::Transient("the token endpoint did not answer in time".to_owned()));
+            }
+            Err(gateway_transport::FetchError::Send(_)) => {
+                return Err(RefreshError::Transient("the token endpoint is unreachable".to_owned()));
+            }
+            Err(gateway_transport::FetchError::Body(_)) => {
+                return Err(RefreshError::Transient("the token answer broke".to_owned()));
+            }
+            Ok(fetched) => fetched,
         };
-        let status = response.status().as_u16();
-        let bytes = tokio::time::timeout(self.timeout, response.bytes())
-            .await
-            .map_err(|_| RefreshError::Transient("the token answer stalled".to_owned()))?
-            .map_err(|_| RefreshError::Transient("the token answer broke".to_owned()))?;
+        let (status, bytes) = (fetched.status, fetched.body);
         if !(200..300).contains(&status) {
             let code = error_code(&bytes);
             return Err(match code {

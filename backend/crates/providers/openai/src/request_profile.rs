@@ -1,13 +1,26 @@
 //! The request profile: how the gateway presents itself upstream (`originator`, `version`,
-//! `User-Agent`). It starts from the configuration and may be moved forward by the version check
-//! (`version_check.rs`); every upstream call reads the current one (one read lock and an `Arc`
-//! clone), so a new version applies from the next request without a restart.
+//! `User-Agent`), as the pinned Codex CLI does. It starts from the configuration (default: the
+//! pinned version, [`PINNED_CODEX_VERSION`], the one place to bump) and may be moved forward by
+//! the version check (`version_check.rs`); every upstream call reads the current one (one read
+//! lock and an `Arc` clone), so a new version applies from the next request without a restart.
 
 use std::sync::{Arc, RwLock};
 
-use reqwest::header::HeaderValue;
+use http::HeaderValue;
 
 use crate::settings::OpenAiSettings;
+
+/// The Codex CLI release the gateway presents itself as until a version check finds a newer
+/// one. Bump it here (and nowhere else) when a new Codex is pinned.
+pub const PINNED_CODEX_VERSION: &str = "0.171.0";
+
+/// The `originator` Codex's interactive client sends.
+pub const CODEX_ORIGINATOR: &str = "codex_cli_rs";
+
+/// The platform part of the user agent, in Codex's form (`{os} {version}; {arch}`), and the
+/// terminal token that follows it.
+pub const USER_AGENT_PLATFORM: &str = "Debian 12.0.0; x86_64";
+pub const USER_AGENT_TERMINAL: &str = "xterm";
 
 /// One immutable profile with its header values prepared.
 #[derive(Debug, Clone)]
@@ -28,9 +41,7 @@ pub struct InvalidProfile(pub String);
 impl RequestProfile {
     /// A profile; `user_agent` `None` derives it from originator and version.
     pub fn new(originator: &str, version: &str, user_agent: Option<&str>) -> Result<Self, InvalidProfile> {
-        let user_agent = user_agent
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("{originator}/{version} (Linux; x86_64) switchboard"));
+        let user_agent = user_agent.map(str::to_owned).unwrap_or_else(|| codex_user_agent(originator, version));
         let header = |v: &str| HeaderValue::from_str(v).map_err(|_| InvalidProfile(v.to_owned()));
         Ok(Self {
             originator_header: header(originator)?,
@@ -42,9 +53,21 @@ impl RequestProfile {
         })
     }
 
+    /// `originator` and `User-Agent` on a request, as Codex sends them on every call.
+    pub fn identify(&self, request: gateway_transport::HttpRequest) -> gateway_transport::HttpRequest {
+        request
+            .header(http::HeaderName::from_static("originator"), self.originator_header.clone())
+            .header(http::header::USER_AGENT, self.user_agent_header.clone())
+    }
+
     pub fn from_settings(settings: &OpenAiSettings) -> Result<Self, InvalidProfile> {
         Self::new(&settings.originator, &settings.client_version, settings.user_agent.as_deref())
     }
+}
+
+/// Codex's user agent: `{originator}/{version} ({platform}) {terminal}`.
+pub fn codex_user_agent(originator: &str, version: &str) -> String {
+    format!("{originator}/{version} ({USER_AGENT_PLATFORM}) {USER_AGENT_TERMINAL}")
 }
 
 /// The current profile, shared by the transport, the catalog, the usage probe, OAuth and the

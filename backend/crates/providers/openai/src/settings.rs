@@ -29,6 +29,9 @@ pub struct OpenAiSettings {
     pub request_body_limit: usize,
     /// Bytes kept for prewarms answered locally (`websocket/prewarm.rs`).
     pub prewarm_budget: PrewarmBudget,
+    /// A PEM file of extra CA certificates trusted beside the platform roots (a private
+    /// upstream, a test CA).
+    pub extra_ca_file: Option<std::path::PathBuf>,
 }
 
 impl Default for OpenAiSettings {
@@ -37,8 +40,8 @@ impl Default for OpenAiSettings {
             backend_url: "https://chatgpt.com/backend-api".to_owned(),
             auth_url: "https://auth.openai.com".to_owned(),
             client_id: "app_EMoamEEZ73f0CkXaXp7hrann".to_owned(),
-            originator: "codex_cli_rs".to_owned(),
-            client_version: "0.135.0".to_owned(),
+            originator: crate::request_profile::CODEX_ORIGINATOR.to_owned(),
+            client_version: crate::request_profile::PINNED_CODEX_VERSION.to_owned(),
             user_agent: None,
             header_timeout: Duration::from_secs(90),
             stream_idle_timeout: Duration::from_secs(300),
@@ -46,6 +49,7 @@ impl Default for OpenAiSettings {
             allow_http_loopback: false,
             request_body_limit: 32 << 20,
             prewarm_budget: PrewarmBudget::default(),
+            extra_ca_file: None,
         }
     }
 }
@@ -60,6 +64,7 @@ pub enum OpenAiSetting {
     Originator,
     ClientVersion,
     UserAgent,
+    ExtraCaFile,
 }
 
 /// A setting the provider cannot run with.

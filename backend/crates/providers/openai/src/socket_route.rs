@@ -62,7 +62,7 @@ impl SocketRoute {
             },
         };
         pooled.bind(conversation);
-        let frame = ws_frame_body(call);
+        let frame = ws_frame_body(call, &crate::identity::AccountIdentity::of(call.account, credential));
         let result = match exchange(pooled.clone(), frame.clone(), self.first_frame_timeout, self.idle_timeout).await {
             Err(crate::websocket::exchange::ExchangeFailure::Stale) if previous.is_none() && !fresh => {
                 // A pooled socket died while idle (or hit its age limit): one fresh socket.
@@ -102,9 +102,10 @@ impl SocketRoute {
         conversation: Option<u64>,
     ) -> Result<Option<Arc<PooledSocket>>, AttemptFailure> {
         let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
-        let session =
-            call.client_headers.iter().find(|(n, _)| n == "session_id" || n == "session-id").map(|(_, v)| v.as_ref());
-        match crate::websocket::connect::connect(&self.endpoint, credential, account_id, session).await {
+        let identity = crate::identity::AccountIdentity::of(call.account, credential);
+        match crate::websocket::connect::connect(&self.endpoint, credential, account_id, &identity, call.client_headers)
+            .await
+        {
             Ok(socket) => Ok(self.pool.insert(call.account.id(), conversation, socket)),
             Err(HandshakeFailure::FallBack(reason)) => {
                 tracing::info!(account = %call.account.id(), %reason, "upstream WebSocket refused; using HTTP SSE");
@@ -154,7 +155,8 @@ impl SocketRoute {
         let kept = self.prewarms.kept(call.client_key, previous).ok_or_else(lost)?;
         let merged = crate::websocket::prewarm::merge(&kept, call.body, call.view).ok_or_else(lost)?;
         let view = RequestBody::parse(&merged).map_err(|_| lost())?;
-        let body = Transport::backend_body(&merged, &view, call.upstream_model);
+        let identity = crate::identity::AccountIdentity::of(call.account, credential);
+        let body = Transport::backend_body(&merged, &view, call.upstream_model, &identity);
         http.send_body(call, credential, body).await
     }
 }

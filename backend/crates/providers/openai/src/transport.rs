@@ -1,4 +1,5 @@
-//! HTTP SSE transport to `{backend}/codex/responses`.
+//! HTTP SSE transport to `{backend}/codex/responses`, over the shared upstream client
+//! (gateway-transport: HTTP/2 when the backend agrees by ALPN, else HTTP/1.1).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use gateway_core::provider::{
 use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
 use gateway_protocol::request::{BodyEdit, RequestBody, SplicedBody};
+use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
 use secrecy::ExposeSecret;
@@ -20,6 +22,7 @@ use time::OffsetDateTime;
 
 use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
 use crate::credential::OpenAiCredential;
+use crate::identity::AccountIdentity;
 use crate::rate_limits;
 use crate::request_profile::ProfileHolder;
 use crate::upstream_url::UrlRefused;
@@ -47,24 +50,37 @@ pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
 const BARE_INPUT_PREFIX: &[u8] = br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#;
 const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
 
-/// Client headers forwarded upstream as they are (Codex session and turn headers).
+/// Client headers forwarded upstream as they are, over HTTP and on the WebSocket handshake
+/// (Codex session and turn headers), besides every `x-codex-*` header. `session-id` and
+/// `session_id` keep the client's spelling.
 const FORWARDED_CLIENT_HEADERS: &[&str] = &[
-    "x-codex-turn-state",
-    "x-codex-turn-metadata",
-    "x-codex-beta-features",
-    "x-codex-window-id",
     "x-openai-subagent",
     "x-openai-internal-codex-residency",
     "thread-id",
+    "session-id",
+    "session_id",
+    "x-client-request-id",
 ];
+
+/// The client's Codex headers that go upstream unchanged ([`FORWARDED_CLIENT_HEADERS`] and
+/// `x-codex-*`); values that are not valid header values are left out.
+pub(crate) fn forwarded_client_headers(client: &[(String, Bytes)]) -> Vec<(HeaderName, HeaderValue)> {
+    client
+        .iter()
+        .filter(|(name, _)| name.starts_with("x-codex-") || FORWARDED_CLIENT_HEADERS.contains(&name.as_str()))
+        .filter_map(|(name, value)| {
+            Some((HeaderName::from_bytes(name.as_bytes()).ok()?, HeaderValue::from_bytes(value).ok()?))
+        })
+        .collect()
+}
 
 /// Upstream response headers forwarded to clients.
 const FORWARDED_UPSTREAM_HEADERS: &[&str] = &["x-codex-turn-state", "openai-model", "x-reasoning-included"];
 
 pub struct Transport {
-    http: Arc<crate::http1::Http1Client>,
-    /// Path of `/codex/responses` under the backend base (e.g. `/backend-api/codex/responses`).
-    responses_path: String,
+    http: HttpClient,
+    /// `{backend}/codex/responses`.
+    responses_url: http::Uri,
     /// Read per request: a version check may move it forward at any time.
     profile: ProfileHolder,
     /// Told about `x-models-etag` on responses (a changed catalog asks for a resync).
@@ -76,26 +92,32 @@ impl Transport {
     /// The transport to `backend_url` (already through the SSRF guard). A URL the upstream
     /// client cannot use is an error: there is no fallback address.
     pub fn new(
+        http: HttpClient,
         backend_url: &str,
         profile: ProfileHolder,
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
     ) -> Result<Self, UrlRefused> {
         let refused = |reason| UrlRefused::new(backend_url, reason);
-        let http = crate::http1::Http1Client::new(backend_url).map_err(|_| refused("not usable by the HTTP client"))?;
-        let uri = backend_url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
-        let base_path = uri.path().trim_end_matches('/');
-        Ok(Self { http, responses_path: format!("{base_path}/codex/responses"), profile, catalog, stream_idle_timeout })
+        let url = format!("{}/codex/responses", backend_url.trim_end_matches('/'));
+        let responses_url = url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
+        gateway_transport::Target::from_uri(&responses_url).map_err(|_| refused("not usable by the HTTP client"))?;
+        Ok(Self { http, responses_url, profile, catalog, stream_idle_timeout })
     }
 
     /// The body as the backend requires it; every other byte stays the client's. Nothing is
     /// copied: the result points into the client's body, plus the edits' own few bytes.
-    pub fn upstream_body(call: &UpstreamCall<'_>) -> SplicedBody {
-        Self::backend_body(call.body, call.view, call.upstream_model)
+    pub fn upstream_body(call: &UpstreamCall<'_>, identity: &AccountIdentity) -> SplicedBody {
+        Self::backend_body(call.body, call.view, call.upstream_model, identity)
     }
 
     /// [`Transport::upstream_body`] of any body (`view` parsed from it).
-    pub fn backend_body(body: &Bytes, view: &RequestBody, upstream_model: &str) -> SplicedBody {
+    pub fn backend_body(
+        body: &Bytes,
+        view: &RequestBody,
+        upstream_model: &str,
+        identity: &AccountIdentity,
+    ) -> SplicedBody {
         let shared = body;
         let body: &[u8] = body;
         let mut edit = BodyEdit::new();
@@ -125,6 +147,7 @@ impl Transport {
             // A bare string input becomes one user message, the form the backend takes.
             edit.wrap("input", BARE_INPUT_PREFIX, BARE_INPUT_SUFFIX);
         }
+        identity.edit_body(body, view, &mut edit);
         edit.splice(shared, view)
     }
 
@@ -137,26 +160,16 @@ impl Transport {
         if let Ok(value) = HeaderValue::from_str(account_id) {
             headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
         }
-        for (name, value) in call.client_headers {
-            if FORWARDED_CLIENT_HEADERS.contains(&name.as_str())
-                && let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_bytes(value))
-            {
-                headers.insert(name, value);
-            }
+        for (name, value) in forwarded_client_headers(call.client_headers) {
+            headers.insert(name, value);
         }
-        // Codex sends `session_id`; newer clients the dash form. Upstream gets the underscore form.
-        let session = call.client_headers.iter().find(|(n, _)| n == "session_id" || n == "session-id");
-        if let Some(value) = session.and_then(|(_, v)| HeaderValue::from_bytes(v).ok()) {
-            headers.insert(HeaderName::from_static("session_id"), value);
-        }
-        let request_id = call
-            .client_headers
-            .iter()
-            .find(|(n, _)| n == "x-client-request-id")
-            .and_then(|(_, v)| HeaderValue::from_bytes(v).ok())
-            .or_else(|| HeaderValue::from_str(&call.request.to_string()).ok());
-        if let Some(id) = request_id {
-            headers.insert(HeaderName::from_static("x-client-request-id"), id);
+        let identity = AccountIdentity::of(call.account, credential);
+        replace_installation_header(&mut headers, &identity);
+        let request_id = HeaderName::from_static("x-client-request-id");
+        if !headers.contains_key(&request_id)
+            && let Ok(id) = HeaderValue::from_str(&call.request.to_string())
+        {
+            headers.insert(request_id, id);
         }
         headers.insert(http::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -173,7 +186,8 @@ impl Transport {
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
     ) -> Result<UpstreamReply, AttemptFailure> {
-        self.send_body(call, credential, Self::upstream_body(call)).await
+        let identity = AccountIdentity::of(call.account, credential);
+        self.send_body(call, credential, Self::upstream_body(call, &identity)).await
     }
 
     /// Sends `body` (already in the backend's form) for `call`.
@@ -185,7 +199,13 @@ impl Transport {
     ) -> Result<UpstreamReply, AttemptFailure> {
         let headers = self.headers(call, credential)?;
         let started = Instant::now();
-        let sent = self.http.send(http::Method::POST, &self.responses_path, headers, body);
+        let request = HttpRequest {
+            method: http::Method::POST,
+            uri: self.responses_url.clone(),
+            headers,
+            body: Body::from_parts(body.parts().iter().cloned()),
+        };
+        let sent = self.http.send(request, None);
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
             Err(_) => {
                 return Err(AttemptFailure::new(
@@ -199,11 +219,11 @@ impl Transport {
         };
         let headers_time = started.elapsed();
         let now = OffsetDateTime::now_utc();
-        let status = response.status;
+        let status = response.status.as_u16();
         if status != 200 {
             let quota_state = if status == 429 { QuotaState::Exhausted } else { QuotaState::Unknown };
             let quota = rate_limits::from_headers(&response.headers, quota_state, now);
-            let body = read_limited(response.body, MAX_ERROR_BODY, self.stream_idle_timeout).await;
+            let body = read_limited(response, MAX_ERROR_BODY, self.stream_idle_timeout).await;
             return Err(classify(status, &body, quota, now));
         }
         let quota = rate_limits::from_headers(&response.headers, QuotaState::Allowed, now);
@@ -219,7 +239,7 @@ impl Transport {
             })
             .collect();
         Ok(UpstreamReply {
-            frames: frames(response.body, self.stream_idle_timeout),
+            frames: frames(response, self.stream_idle_timeout),
             quota,
             served_model,
             forward_headers,
@@ -227,6 +247,16 @@ impl Transport {
             headers_time,
             transport: gateway_core::domain::Transport::Http,
         })
+    }
+}
+
+/// The client's installation id header, when it sent one, becomes the account's.
+pub(crate) fn replace_installation_header(headers: &mut HeaderMap, identity: &AccountIdentity) {
+    let name = HeaderName::from_static(crate::identity::INSTALLATION_HEADER);
+    if headers.contains_key(&name)
+        && let Ok(value) = HeaderValue::from_str(&identity.installation_id)
+    {
+        headers.insert(name, value);
     }
 }
 
@@ -240,25 +270,14 @@ fn local_failure(message: &str) -> AttemptFailure {
 }
 
 /// Reads at most `limit` bytes of an error body (bounded in time too).
-async fn read_limited(mut response: crate::http1::Body, limit: usize, timeout: Duration) -> Vec<u8> {
-    let mut body = Vec::new();
-    let read = async {
-        while let Some(Ok(chunk)) = response.chunk().await {
-            let room = limit.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if body.len() >= limit {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(timeout.min(Duration::from_secs(10)), read).await;
-    body
+async fn read_limited(response: HttpResponse, limit: usize, timeout: Duration) -> Vec<u8> {
+    tokio::time::timeout(timeout.min(Duration::from_secs(10)), response.prefix(limit)).await.unwrap_or_default()
 }
 
 /// The response body as SSE frames, with an idle timeout between chunks.
-fn frames(response: crate::http1::Body, idle: Duration) -> FrameStream {
+fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
     struct State {
-        body: crate::http1::Body,
+        body: HttpResponse,
         framer: SseFramer,
         finished: bool,
     }

@@ -22,7 +22,7 @@ impl UrlRefused {
 
 /// `url` safe to print: scheme, host, port and path only.
 pub fn shown(url: &str) -> String {
-    match reqwest::Url::parse(url) {
+    match url::Url::parse(url) {
         Ok(mut parsed) => {
             let _ = parsed.set_username("");
             let _ = parsed.set_password(None);
@@ -37,7 +37,7 @@ pub fn shown(url: &str) -> String {
 /// Validates `url` and returns it without a trailing slash.
 pub fn checked_base_url(url: &str, allow_http_loopback: bool) -> Result<String, UrlRefused> {
     let refuse = |reason| UrlRefused::new(url, reason);
-    let parsed = reqwest::Url::parse(url).map_err(|_| refuse("not a valid URL"))?;
+    let parsed = url::Url::parse(url).map_err(|_| refuse("not a valid URL"))?;
     if url.parse::<http::Uri>().is_err() || !url.is_ascii() {
         return Err(refuse("not a valid URL as written (ASCII only: punycode hosts, percent-encoded paths)"));
     }

@@ -7,7 +7,8 @@ use async_trait::async_trait;
 use gateway_core::domain::{ProviderKind, QuotaFacts, QuotaState, QuotaWindow};
 use gateway_core::quota_probe::{QuotaProbe, QuotaProbeFailure};
 use gateway_core::snapshot::AccountEntry;
-use reqwest::header::HeaderValue;
+use gateway_transport::HttpRequest;
+use http::{HeaderName, HeaderValue};
 use secrecy::ExposeSecret;
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -56,28 +57,23 @@ impl OpenAiProvider {
         let bearer = HeaderValue::from_str(&format!("Bearer {}", credential.access_token.expose_secret()))
             .map_err(|_| QuotaProbeFailure::NoCredential)?;
         let account_id = credential.account_id.as_deref().unwrap_or(&account.record.external_account_id);
-        let sent = self
-            .client()
-            .get(format!("{}/wham/usage", self.backend_url()))
-            .header(reqwest::header::AUTHORIZATION, bearer)
-            .header("chatgpt-account-id", account_id)
-            .header(reqwest::header::USER_AGENT, profile.user_agent_header.clone())
-            .header("originator", profile.originator_header.clone())
-            .send();
-        let response = tokio::time::timeout(PROBE_TIMEOUT, sent)
-            .await
-            .map_err(|_| QuotaProbeFailure::Transient("no answer in time".into()))?
-            .map_err(|_| QuotaProbeFailure::Transient("unreachable".into()))?;
-        let status = response.status().as_u16();
-        match status {
+        let account_header = HeaderValue::from_str(account_id).map_err(|_| QuotaProbeFailure::NoCredential)?;
+        let request = HttpRequest::get(&format!("{}/wham/usage", self.backend_url()))
+            .map_err(|_| QuotaProbeFailure::Transient("the usage URL is invalid".into()))?
+            .header(http::header::AUTHORIZATION, bearer)
+            .header(HeaderName::from_static("chatgpt-account-id"), account_header);
+        let request = profile.identify(request);
+        let fetched = self.http().fetch(request, None, PROBE_TIMEOUT, 1 << 20).await.map_err(|e| match e {
+            gateway_transport::FetchError::Timeout => QuotaProbeFailure::Transient("no answer in time".into()),
+            gateway_transport::FetchError::Send(_) => QuotaProbeFailure::Transient("unreachable".into()),
+            gateway_transport::FetchError::Body(_) => QuotaProbeFailure::Transient("the answer broke".into()),
+        })?;
+        match fetched.status {
             200 => {}
             401 | 403 => return Err(QuotaProbeFailure::Unauthorized),
-            _ => return Err(QuotaProbeFailure::Transient(format!("usage endpoint {status}"))),
+            status => return Err(QuotaProbeFailure::Transient(format!("usage endpoint {status}"))),
         }
-        let body = tokio::time::timeout(PROBE_TIMEOUT, response.bytes())
-            .await
-            .map_err(|_| QuotaProbeFailure::Transient("the answer stalled".into()))?
-            .map_err(|_| QuotaProbeFailure::Transient("the answer broke".into()))?;
+        let body = fetched.body;
         serde_json::from_slice(&body).map_err(|_| QuotaProbeFailure::Transient("malformed usage answer".into()))
     }
 }

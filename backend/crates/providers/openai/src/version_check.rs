@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
+use gateway_transport::{HttpClient, HttpRequest};
 
 use crate::request_profile::ProfileHolder;
 
@@ -35,7 +35,7 @@ pub enum VersionCheckError {
 }
 
 pub struct VersionCheck {
-    client: reqwest::Client,
+    client: HttpClient,
     url: String,
     profile: ProfileHolder,
     timeout: Duration,
@@ -43,7 +43,7 @@ pub struct VersionCheck {
 
 impl VersionCheck {
     /// `url` must already have passed the SSRF check.
-    pub fn new(client: reqwest::Client, url: String, profile: ProfileHolder, timeout: Duration) -> Self {
+    pub fn new(client: HttpClient, url: String, profile: ProfileHolder, timeout: Duration) -> Self {
         Self { client, url, profile, timeout }
     }
 
@@ -62,21 +62,18 @@ impl VersionCheck {
     }
 
     async fn fetch(&self) -> Result<String, VersionCheckError> {
-        let response =
-            self.client.get(&self.url).send().await.map_err(|_| VersionCheckError::Unreachable("no answer".into()))?;
-        let status = response.status().as_u16();
+        let request = HttpRequest::get(&self.url).map_err(|_| VersionCheckError::Unreachable("not a URL".into()))?;
+        let request = request.header(http::header::ACCEPT, http::HeaderValue::from_static("application/json, */*"));
+        let response = self
+            .client
+            .send(request, None)
+            .await
+            .map_err(|_: gateway_transport::SendError| VersionCheckError::Unreachable("no answer".into()))?;
+        let status = response.status.as_u16();
         if status != 200 {
             return Err(VersionCheckError::Status(status));
         }
-        let mut body = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|_| VersionCheckError::Unreachable("the body broke".into()))?;
-            body.extend_from_slice(&chunk[..chunk.len().min(MAX_APPCAST_BYTES.saturating_sub(body.len()))]);
-            if body.len() >= MAX_APPCAST_BYTES {
-                break;
-            }
-        }
+        let body = response.prefix(MAX_APPCAST_BYTES).await;
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 }

@@ -7,10 +7,10 @@
 use gateway_core::coordination::AccountFeedback;
 use gateway_core::engine::failover::{Next, decide};
 use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_transport::SendError;
 use provider_openai::classify::{
     classify, classify_close, classify_error_frame, classify_socket_send, classify_transport,
 };
-use provider_openai::http1::SendError;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use tokio_tungstenite::tungstenite;

@@ -3,7 +3,6 @@
 
 mod catalog;
 mod classify;
-mod http1_client;
 mod oauth;
 mod quota;
 mod refresh;

@@ -3,8 +3,13 @@
 
 use bytes::Bytes;
 use gateway_protocol::request::RequestBody;
+use provider_openai::identity::{AccountIdentity, derived_installation_id};
 use provider_openai::transport::Transport;
 use serde_json::{Value, json};
+
+fn identity() -> AccountIdentity {
+    AccountIdentity::from_parts(None, "acct-upstream-1")
+}
 
 fn inside(part: &Bytes, body: &Bytes) -> bool {
     let (start, end) = (body.as_ptr() as usize, body.as_ptr() as usize + body.len());
@@ -16,7 +21,7 @@ fn inside(part: &Bytes, body: &Bytes) -> bool {
 fn a_body_already_in_the_backend_form_is_forwarded_as_it_came() {
     let body = Bytes::from_static(br#"{"model":"gpt-5.4","stream":true,"store":false,"input":[]}"#);
     let view = RequestBody::parse(&body).expect("valid");
-    let sent = Transport::backend_body(&body, &view, "gpt-5.4");
+    let sent = Transport::backend_body(&body, &view, "gpt-5.4", &identity());
     assert_eq!(sent.parts().len(), 1);
     assert_eq!(sent.parts()[0].as_ptr(), body.as_ptr(), "the client's bytes, not a copy");
 }
@@ -28,7 +33,7 @@ fn an_sdk_call_is_edited_without_copying_its_input() {
         serde_json::to_vec(&json!({"model": "gpt-5.4", "input": text, "temperature": 0.5, "top_p": 1})).expect("json"),
     );
     let view = RequestBody::parse(&body).expect("valid");
-    let sent = Transport::backend_body(&body, &view, "gpt-5.4");
+    let sent = Transport::backend_body(&body, &view, "gpt-5.4", &identity());
     let new_bytes: usize = sent.parts().iter().filter(|p| !inside(p, &body)).map(Bytes::len).sum();
     assert!(new_bytes < 200, "only the edits' own bytes are new: {new_bytes}");
     let value: Value = serde_json::from_slice(&sent.into_contiguous()).expect("valid JSON");
@@ -38,4 +43,35 @@ fn an_sdk_call_is_edited_without_copying_its_input() {
                "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],
                "stream": true, "store": false})
     );
+}
+
+#[test]
+fn the_client_installation_id_is_replaced_by_the_accounts() {
+    let body = Bytes::from_static(
+        br#"{"model":"gpt-5.4","stream":true,"store":false,"input":[],"client_metadata":{"x-codex-installation-id":"client-install","x-codex-window-id":"w1"}}"#,
+    );
+    let view = RequestBody::parse(&body).expect("valid");
+    let account = identity();
+    let sent: Value =
+        serde_json::from_slice(&Transport::backend_body(&body, &view, "gpt-5.4", &account).into_contiguous())
+            .expect("json");
+    assert_eq!(
+        sent["client_metadata"],
+        json!({"x-codex-installation-id": account.installation_id, "x-codex-window-id": "w1"}),
+        "only the installation id changes, in place"
+    );
+    let other = AccountIdentity::from_parts(None, "acct-upstream-2");
+    assert_ne!(other.installation_id, account.installation_id, "each account has its own");
+    assert_eq!(derived_installation_id("acct-upstream-1"), account.installation_id, "stable");
+    assert!(uuid::Uuid::parse_str(&account.installation_id).is_ok());
+    let stored = AccountIdentity::from_parts(Some("minted-by-oauth"), "acct-upstream-1");
+    assert_eq!(stored.installation_id, "minted-by-oauth", "a stored id wins");
+}
+
+#[test]
+fn a_body_without_client_metadata_is_not_touched_by_identity() {
+    let body = Bytes::from_static(br#"{"model":"gpt-5.4","stream":true,"store":false,"input":[]}"#);
+    let view = RequestBody::parse(&body).expect("valid");
+    let sent = Transport::backend_body(&body, &view, "gpt-5.4", &identity());
+    assert_eq!(sent.parts().len(), 1);
 }

@@ -1,6 +1,7 @@
 //! The request profile follows the appcast; a failed check keeps the last good profile.
 
 use gateway_core::catalog::CatalogSource;
+use provider_openai::request_profile::PINNED_CODEX_VERSION;
 use provider_openai::version_check::{VersionCheckError, VersionCheckOutcome, is_newer, latest_version};
 use upstream_sim::{AccountSpec, SettingsPatch};
 
@@ -31,7 +32,7 @@ async fn a_newer_appcast_version_becomes_the_profile_of_the_next_requests() {
     let provider = world.provider();
     let check = provider.version_check(&world.sim.appcast_url()).expect("allowed url");
     let outcome = check.check().await.expect("check");
-    assert_eq!(outcome, VersionCheckOutcome::Updated { from: "0.135.0".into(), to: "26.311.21342".into() });
+    assert_eq!(outcome, VersionCheckOutcome::Updated { from: PINNED_CODEX_VERSION.into(), to: "26.311.21342".into() });
     assert_eq!(provider.profile().current().version, "26.311.21342");
     assert!(provider.profile().current().user_agent.starts_with("codex_cli_rs/26.311.21342 "));
 
@@ -59,10 +60,10 @@ async fn a_failed_check_keeps_the_last_good_profile() {
     let provider = world.provider();
     let missing = provider.version_check(&format!("{}/no-such-appcast.xml", world.sim.base_url())).expect("url");
     assert_eq!(missing.check().await, Err(VersionCheckError::Status(404)));
-    assert_eq!(provider.profile().current().version, "0.135.0");
+    assert_eq!(provider.profile().current().version, PINNED_CODEX_VERSION);
     let closed = provider.version_check("http://127.0.0.1:9/appcast.xml").expect("loopback allowed in tests");
     assert!(matches!(closed.check().await, Err(VersionCheckError::Unreachable(_))));
-    assert_eq!(provider.profile().current().version, "0.135.0");
+    assert_eq!(provider.profile().current().version, PINNED_CODEX_VERSION);
 }
 
 #[tokio::test]
@@ -73,4 +74,19 @@ async fn appcast_addresses_pass_the_ssrf_guard() {
     assert!(provider.version_check("ftp://127.0.0.1/feed.xml").is_err());
     assert!(provider.version_check("https://user:pw@example.com/feed.xml").is_err());
     assert!(provider.version_check("https://example.com/feed.xml?channel=stable").is_ok());
+}
+
+#[tokio::test]
+async fn the_npm_metadata_of_openai_codex_moves_the_profile_forward() {
+    let world = World::start().await;
+    let provider = world.provider();
+    // The npm registry's `latest` document of `@openai/codex`, from the local fake only.
+    let url = format!("{}/@openai/codex/latest", world.sim.npm_registry_url());
+    let check = provider.version_check(&url).expect("allowed url");
+    let outcome = check.check().await.expect("check");
+    assert_eq!(outcome, VersionCheckOutcome::Updated { from: PINNED_CODEX_VERSION.into(), to: "0.172.0".into() });
+    let profile = provider.profile().current();
+    assert!(profile.user_agent.starts_with("codex_cli_rs/0.172.0 ("), "{}", profile.user_agent);
+    let scoped = provider.version_check(&format!("{}/@openai%2Fcodex/latest", world.sim.npm_registry_url()));
+    assert!(matches!(scoped.expect("url").check().await, Ok(VersionCheckOutcome::Unchanged { .. })));
 }

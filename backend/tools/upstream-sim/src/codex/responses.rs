@@ -42,6 +42,14 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
         Ok(body) => body,
         Err(detail) => return bad_request(detail, &account),
     };
+    if let Err(message) = crate::codex::check_installation(&state, &account, &received.headers, Some(&body)) {
+        let body = crate::codex::installation_mismatch_body(&message);
+        return json_response_with(
+            StatusCode::FORBIDDEN,
+            &body,
+            answer_headers(&state, Some(&account), &received.headers),
+        );
+    }
     let directive = match script::for_request(&body, &received.headers, state.pop_script(&account.id)) {
         Ok(directive) => directive,
         Err(detail) => return bad_request(detail, &account),

@@ -60,6 +60,10 @@ pub async fn upgrade(
         };
         return json_response_with(StatusCode::UPGRADE_REQUIRED, &json!({"detail": detail}), headers);
     }
+    if let Err(message) = crate::codex::check_installation(&state, &account, &parts.headers, None) {
+        let body = crate::codex::installation_mismatch_body(&message);
+        return json_response_with(StatusCode::FORBIDDEN, &body, headers);
+    }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
         Err(rejection) => {
@@ -195,6 +199,10 @@ impl Socket {
         let Some(account) = self.state.account(&self.account_id) else {
             return send(socket, with_status(401, json!({"detail": "Unauthorized"}))).await;
         };
+        if let Err(message) = crate::codex::check_installation(&self.state, &account, &HeaderMap::new(), Some(frame)) {
+            return send(socket, error_frame(403, "invalid_request_error", "installation_mismatch", &message, None))
+                .await;
+        }
         if account.banned {
             let mut frame = deactivated_body();
             frame["type"] = json!("error");

@@ -1,8 +1,8 @@
 use serde_json::{Value, json};
 use upstream_sim::request::compress_zstd;
-use upstream_sim::{AccountPatch, Directive};
+use upstream_sim::{AccountPatch, AccountSpec, Directive};
 
-use crate::support::{client, codex_body, names, parse_sse, post_codex, sim_with_openai};
+use crate::support::{client, codex_body, names, parse_sse, post_codex, sim, sim_with_openai};
 
 #[tokio::test]
 async fn streams_the_full_event_sequence_with_headers() {
@@ -319,4 +319,34 @@ async fn stream_faults_cut_drop_and_reset() {
         post_codex(&sim, &tokens, &codex_body("sim: header_delay_ms=1 first_byte_ms=1 delay_ms=1 events=3")).await;
     assert!(names(&parse_sse(&slow.text().await.expect("body"))).contains(&"response.completed"));
     sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_installation_id_belongs_to_the_first_account_that_used_it() {
+    let sim = sim().await;
+    let first = sim.add_account(AccountSpec::openai("first").with_plan("pro")).expect("account");
+    let second = sim.add_account(AccountSpec::openai("second").with_plan("pro")).expect("account");
+    let url = format!("{}/responses", sim.codex_base_url());
+    let mut body = codex_body("hi");
+    body["client_metadata"] = serde_json::json!({"x-codex-installation-id": "install-1"});
+    let send = |token: String, body: serde_json::Value| {
+        let url = url.clone();
+        async move { client().post(&url).bearer_auth(token).json(&body).send().await.expect("answer") }
+    };
+    assert_eq!(send(first.access_token.clone(), body.clone()).await.status(), 200);
+    assert_eq!(send(first.access_token.clone(), body.clone()).await.status(), 200, "the same account again");
+    let refused = send(second.access_token.clone(), body.clone()).await;
+    assert_eq!(refused.status(), 403);
+    let answer: serde_json::Value = refused.json().await.expect("json");
+    assert_eq!(answer["error"]["code"], "installation_mismatch");
+    // The header form counts too.
+    let header = client()
+        .post(&url)
+        .bearer_auth(&second.access_token)
+        .header("x-codex-installation-id", "install-1")
+        .json(&codex_body("hi"))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(header.status(), 403);
 }

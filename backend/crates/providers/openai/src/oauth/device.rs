@@ -28,7 +28,7 @@ pub enum Poll {
 }
 
 pub struct DeviceEndpoints<'a> {
-    pub client: &'a reqwest::Client,
+    pub client: &'a gateway_transport::HttpClient,
     pub issuer: &'a str,
     pub client_id: &'a str,
     pub profile: &'a RequestProfile,
@@ -37,22 +37,15 @@ pub struct DeviceEndpoints<'a> {
 
 impl DeviceEndpoints<'_> {
     async fn post(&self, path: &str, body: &Value) -> Result<(u16, Value, Vec<u8>), OAuthFailure> {
-        let sent = self
+        let request = gateway_transport::HttpRequest::post(&format!("{}{path}", self.issuer))
+            .map_err(|_| OAuthFailure::Unavailable("the device endpoint is not a URL".into()))?;
+        let request = self.profile.identify(request).json(body);
+        let fetched = self
             .client
-            .post(format!("{}{path}", self.issuer))
-            .header("originator", self.profile.originator_header.clone())
-            .header(reqwest::header::USER_AGENT, self.profile.user_agent_header.clone())
-            .json(body)
-            .send();
-        let response = tokio::time::timeout(self.timeout, sent)
+            .fetch(request, None, self.timeout, 256 * 1024)
             .await
-            .map_err(|_| OAuthFailure::Unavailable("the device endpoint did not answer in time".into()))?
-            .map_err(|_| OAuthFailure::Unavailable("the device endpoint is unreachable".into()))?;
-        let status = response.status().as_u16();
-        let bytes = tokio::time::timeout(self.timeout, response.bytes())
-            .await
-            .map_err(|_| OAuthFailure::Unavailable("the device answer stalled".into()))?
-            .map_err(|_| OAuthFailure::Unavailable("the device answer broke".into()))?;
+            .map_err(|e| OAuthFailure::Unavailable(format!("the device endpoint: {e}")))?;
+        let (status, bytes) = (fetched.status, fetched.body);
         let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Ok((status, value, bytes.to_vec()))
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use gateway_core::oauth_login::OAuthFailure;
+use gateway_transport::{HttpClient, HttpRequest};
 use secrecy::SecretString;
 use serde::Deserialize;
 use serde_json::Value;
@@ -20,7 +21,7 @@ struct TokenAnswer {
 
 /// One code exchange.
 pub struct CodeExchange<'a> {
-    pub client: &'a reqwest::Client,
+    pub client: &'a HttpClient,
     pub issuer: &'a str,
     pub client_id: &'a str,
     pub profile: &'a RequestProfile,
@@ -43,22 +44,15 @@ impl CodeExchange<'_> {
             ("client_id", self.client_id),
             ("code_verifier", verifier),
         ];
-        let sent = self
+        let request = HttpRequest::post(&format!("{}/oauth/token", self.issuer))
+            .map_err(|_| OAuthFailure::Unavailable("the token endpoint is not a URL".into()))?;
+        let request = self.profile.identify(request).form(serde_urlencoded_pairs(&form));
+        let fetched = self
             .client
-            .post(format!("{}/oauth/token", self.issuer))
-            .header("originator", self.profile.originator_header.clone())
-            .header(reqwest::header::USER_AGENT, self.profile.user_agent_header.clone())
-            .form(&form)
-            .send();
-        let response = tokio::time::timeout(self.timeout, sent)
+            .fetch(request, None, self.timeout, MAX_ANSWER)
             .await
-            .map_err(|_| OAuthFailure::Unavailable("the token endpoint did not answer in time".into()))?
-            .map_err(|_| OAuthFailure::Unavailable("the token endpoint is unreachable".into()))?;
-        let status = response.status().as_u16();
-        let body = tokio::time::timeout(self.timeout, response.bytes())
-            .await
-            .map_err(|_| OAuthFailure::Unavailable("the token answer stalled".into()))?
-            .map_err(|_| OAuthFailure::Unavailable("the token answer broke".into()))?;
+            .map_err(|e| OAuthFailure::Unavailable(format!("the token endpoint: {e}")))?;
+        let (status, body) = (fetched.status, fetched.body);
         if !(200..300).contains(&status) {
             let code = error_code(&body).unwrap_or_else(|| format!("http_{status}"));
             return Err(if status >= 500 || status == 429 {
@@ -86,6 +80,23 @@ impl CodeExchange<'_> {
 }
 
 /// `error` (string or `{code}`) or `code` of an error answer, as a short safe token.
+/// Largest token endpoint answer read.
+const MAX_ANSWER: usize = 256 * 1024;
+
+/// `application/x-www-form-urlencoded` of `pairs`.
+pub fn serde_urlencoded_pairs(pairs: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (name, value) in pairs {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        out.push_str(&crate::oauth::encode(name));
+        out.push('=');
+        out.push_str(&crate::oauth::encode(value));
+    }
+    out
+}
+
 pub fn error_code(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let code = match value.get("error") {

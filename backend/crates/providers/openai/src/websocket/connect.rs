@@ -1,13 +1,16 @@
-//! Opening an upstream WebSocket with the request profile and the account's credential.
+//! Opening an upstream WebSocket with the request profile and the account's credential, over
+//! the shared connector (gateway-transport: the same TLS roots and egress route as HTTP, and a
+//! bounded read buffer). The client's Codex session and turn headers go on the handshake as
+//! they go on an HTTP request (`transport::forwarded_client_headers`).
 
 use std::time::Duration;
 
+use gateway_transport::Connector;
+use gateway_transport::websocket::HandshakeError;
+use http::{HeaderName, HeaderValue};
 use secrecy::ExposeSecret;
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::credential::OpenAiCredential;
 use crate::request_profile::ProfileHolder;
@@ -15,11 +18,13 @@ use crate::request_profile::ProfileHolder;
 /// The beta header value the Codex backend requires on the upgrade.
 pub const RESPONSES_WEBSOCKETS_BETA: &str = "responses_websockets=2026-02-06";
 
-pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub type Socket = gateway_transport::websocket::Socket;
 
 /// Where and how to connect; the request profile is read at each connect.
 #[derive(Clone)]
 pub struct WsEndpoint {
+    /// The provider's one connector (TLS roots, egress route).
+    pub connector: Connector,
     /// `ws(s)://…/codex/responses`
     pub url: String,
     pub profile: ProfileHolder,
@@ -65,7 +70,8 @@ pub async fn connect(
     endpoint: &WsEndpoint,
     credential: &OpenAiCredential,
     account_id: &str,
-    session: Option<&[u8]>,
+    identity: &crate::identity::AccountIdentity,
+    client_headers: &[(String, bytes::Bytes)],
 ) -> Result<Socket, HandshakeFailure> {
     let mut request = endpoint
         .url
@@ -73,6 +79,10 @@ pub async fn connect(
         .into_client_request()
         .map_err(|e| HandshakeFailure::FallBack(format!("invalid WebSocket URL: {e}")))?;
     let headers = request.headers_mut();
+    for (name, value) in crate::transport::forwarded_client_headers(client_headers) {
+        headers.insert(name, value);
+    }
+    crate::transport::replace_installation_header(headers, identity);
     let mut set = |name: &'static str, value: &str| {
         if let Ok(value) = HeaderValue::from_str(value) {
             headers.insert(HeaderName::from_static(name), value);
@@ -85,18 +95,20 @@ pub async fn connect(
     set("originator", &profile.originator);
     set("version", &profile.version);
     set("user-agent", &profile.user_agent);
-    if let Some(session) = session.and_then(|s| std::str::from_utf8(s).ok()) {
-        set("session_id", session);
-    }
-    let connecting = tokio_tungstenite::connect_async_with_config(request, Some(endpoint.config()), false);
+    let connecting = gateway_transport::websocket::connect(&endpoint.connector, request, None, endpoint.config());
     match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
         Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
         Ok(Ok((socket, _response))) => Ok(socket),
-        Ok(Err(tokio_tungstenite::tungstenite::Error::Http(response))) => match response.status().as_u16() {
+        Ok(Err(HandshakeError::Refused(status))) => match status.as_u16() {
             429 => Err(HandshakeFailure::RateLimited),
             401 => Err(HandshakeFailure::Unauthorized),
             status => Err(HandshakeFailure::FallBack(format!("the upgrade was answered {status}"))),
         },
-        Ok(Err(error)) => Err(HandshakeFailure::FallBack(format!("the WebSocket handshake failed: {error}"))),
+        Ok(Err(HandshakeError::Connect(error))) => {
+            Err(HandshakeFailure::FallBack(format!("the WebSocket connection failed: {error}")))
+        }
+        Ok(Err(HandshakeError::Failed(error))) => {
+            Err(HandshakeFailure::FallBack(format!("the WebSocket handshake failed: {error}")))
+        }
     }
 }

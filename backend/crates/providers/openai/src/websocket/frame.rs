@@ -14,12 +14,13 @@ use gateway_protocol::request::{BodyEdit, SplicedBody};
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 
+use crate::identity::AccountIdentity;
 use crate::transport::UNSUPPORTED_PARAMETERS;
 
 /// Largest frame of a message sent upstream.
 pub const FRAGMENT_BYTES: usize = 64 * 1024;
 
-pub fn ws_frame_body(call: &UpstreamCall<'_>) -> SplicedBody {
+pub fn ws_frame_body(call: &UpstreamCall<'_>, identity: &AccountIdentity) -> SplicedBody {
     let body: &[u8] = call.body;
     let view = call.view;
     let mut edit = BodyEdit::new();
@@ -37,6 +38,7 @@ pub fn ws_frame_body(call: &UpstreamCall<'_>) -> SplicedBody {
             edit.remove(parameter);
         }
     }
+    identity.edit_body(body, view, &mut edit);
     edit.splice(call.body, view)
 }
 

@@ -106,3 +106,24 @@ async fn transient_failures_give_up_at_expiry_plus_a_day() {
     let (_, state, reason, _, next, _) = facts(&world, account).await;
     assert_eq!((state.as_str(), reason.as_deref(), next), ("expired", Some("refresh_failed_past_expiry"), None));
 }
+
+#[tokio::test]
+async fn the_refresh_carries_codex_headers() {
+    let world = World::start().await;
+    let (account, _) = world.account(AccountSpec::openai("acct-1")).await;
+    let refresher = world.refresher(world.store.clone()).await;
+    refresher.refresh(account, RefreshTrigger::Manual).await.expect("renewed");
+    let request = world
+        .sim
+        .requests()
+        .into_iter()
+        .rfind(|r| r.path.ends_with("/oauth/token"))
+        .expect("the refresh reached the issuer");
+    assert_eq!(request.header("originator"), Some("codex_cli_rs"));
+    let agent = request.header("user-agent").expect("a user agent");
+    assert!(agent.starts_with("codex_cli_rs/") && !agent.contains("switchboard"), "{agent}");
+    assert_eq!(
+        request.json().and_then(|b| b["grant_type"].as_str().map(str::to_owned)).as_deref(),
+        Some("refresh_token")
+    );
+}

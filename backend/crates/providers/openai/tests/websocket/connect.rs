@@ -6,7 +6,9 @@ use provider_openai::websocket::WsEndpoint;
 
 fn endpoint(message_limit: usize) -> WsEndpoint {
     let profile = RequestProfile::new("codex_cli_rs", "0.135.0", None).expect("profile");
+    let roots = gateway_transport::TlsRoots::new(None).expect("platform roots");
     WsEndpoint {
+        connector: gateway_transport::Connector::new(roots, std::time::Duration::from_secs(1)),
         url: "ws://127.0.0.1:9/codex/responses".to_owned(),
         profile: ProfileHolder::new(profile, None),
         connect_timeout: std::time::Duration::from_secs(1),
