@@ -15,5 +15,6 @@ pub mod memory;
 pub mod postgres;
 mod quota_windows;
 pub mod redis;
+mod sql_transaction;
 pub mod sqlite;
 pub mod transfer;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use sqlx::{Sqlite, Transaction};
+use sqlx::Sqlite;
 
 use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use gateway_admin::audit::AuditEntry;
@@ -25,140 +25,10 @@ use crate::sqlite::{
     settings_mutations,
 };
 
-pub struct SqliteAdminTransaction {
-    tx: Transaction<'static, Sqlite>,
-    keyring: Option<Arc<Keyring>>,
-}
-
-impl std::fmt::Debug for SqliteAdminTransaction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SqliteAdminTransaction")
-    }
-}
-
-#[async_trait]
-impl UnitOfWork for SqliteStore {
-    async fn begin(&self) -> Result<Box<dyn AdminTransaction>, StorageError> {
-        let tx = self.writer().begin().await.map_err(storage_error)?;
-        Ok(Box::new(SqliteAdminTransaction { tx, keyring: self.keyring.clone() }))
-    }
-}
-
-#[async_trait]
-impl AdminTransaction for SqliteAdminTransaction {
-    async fn import_account(&mut self, import: AccountImport) -> Result<ImportOutcome, StorageError> {
-        let keyring = self.keyring.clone();
-        let keyring = keyring.as_deref().ok_or_else(missing_key)?;
-        account_mutations::import_account(&mut self.tx, keyring, &import).await
-    }
-
-    async fn replace_account_credential(
-        &mut self,
-        account: AccountId,
-        expected: CredentialRevision,
-        write: CredentialWrite,
-    ) -> Result<CredentialRevision, StorageError> {
-        let keyring = self.keyring.clone();
-        let keyring = keyring.as_deref().ok_or_else(missing_key)?;
-        credentials::write_credential_cas(&mut self.tx, keyring, account, expected, &write).await
-    }
-
-    async fn update_account_scheduling(
-        &mut self,
-        account: AccountId,
-        scheduling: &SchedulingFacts,
-    ) -> Result<(), StorageError> {
-        account_mutations::update_scheduling(&mut self.tx, account, scheduling).await
-    }
-
-    async fn replace_account_groups(&mut self, account: AccountId, groups: &[GroupId]) -> Result<(), StorageError> {
-        account_mutations::replace_groups(&mut self.tx, account, groups).await
-    }
-
-    async fn delete_account(&mut self, account: AccountId) -> Result<(), StorageError> {
-        account_mutations::delete_account(&mut self.tx, account).await
-    }
-
-    async fn create_group(&mut self, group: &GroupChanges) -> Result<GroupId, StorageError> {
-        group_mutations::create_group(&mut self.tx, group).await
-    }
-
-    async fn update_group(&mut self, group: GroupId, changes: &GroupChanges) -> Result<(), StorageError> {
-        group_mutations::update_group(&mut self.tx, group, changes).await
-    }
-
-    async fn replace_group_members(&mut self, group: GroupId, accounts: &[AccountId]) -> Result<(), StorageError> {
-        group_mutations::replace_members(&mut self.tx, group, accounts).await
-    }
-
-    async fn delete_group(&mut self, group: GroupId) -> Result<(), StorageError> {
-        group_mutations::delete_group(&mut self.tx, group).await
-    }
-
-    async fn create_client_key(&mut self, key: &NewClientKey) -> Result<ClientKeyId, StorageError> {
-        client_key_mutations::create_client_key(&mut self.tx, key).await
-    }
-
-    async fn update_client_key(&mut self, key: ClientKeyId, changes: &ClientKeyChanges) -> Result<(), StorageError> {
-        client_key_mutations::update_client_key(&mut self.tx, key, changes).await
-    }
-
-    async fn replace_client_key_groups(
-        &mut self,
-        key: ClientKeyId,
-        groups: &[GroupId],
-    ) -> Result<KeyScope, StorageError> {
-        client_key_mutations::replace_groups(&mut self.tx, key, groups).await
-    }
-
-    async fn delete_client_key(&mut self, key: ClientKeyId) -> Result<(), StorageError> {
-        client_key_mutations::delete_client_key(&mut self.tx, key).await
-    }
-
-    async fn create_admin_user(&mut self, user: &NewAdminUser) -> Result<AdminUserId, StorageError> {
-        admin_users::create_admin_user(&mut self.tx, user).await
-    }
-
-    async fn set_admin_password(&mut self, user: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError> {
-        admin_users::set_password(&mut self.tx, user, hash).await
-    }
-
-    async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError> {
-        admin_users::set_api_key(&mut self.tx, user, key).await
-    }
-
-    async fn set_admin_totp(&mut self, user: AdminUserId, change: TotpChange<'_>) -> Result<(), StorageError> {
-        let keyring = self.keyring.clone();
-        admin_users::set_totp(&mut self.tx, keyring.as_deref(), user, change).await
-    }
-
-    async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError> {
-        settings_mutations::update_runtime_settings(&mut self.tx, settings).await
-    }
-
-    async fn update_backup_settings(&mut self, update: &BackupSettingsUpdate) -> Result<(), StorageError> {
-        let keyring = self.keyring.clone();
-        settings_mutations::update_backup_settings(&mut self.tx, keyring.as_deref(), update).await
-    }
-
-    async fn commit(mut self: Box<Self>, entry: AuditEntry) -> Result<CommitReceipt, StorageError> {
-        let revision: i64 = sqlx::query_scalar(
-            "UPDATE runtime_settings SET config_revision = config_revision + 1 WHERE id = 1 RETURNING config_revision",
-        )
-        .fetch_one(&mut *self.tx)
-        .await
-        .map_err(storage_error)?;
-        let config_revision = ConfigRevision(revision);
-        let audit_event_id = audit::append(&mut self.tx, &entry, config_revision).await?;
-        self.tx.commit().await.map_err(storage_error)?;
-        Ok(CommitReceipt { config_revision, audit_event_id })
-    }
-
-    async fn rollback(self: Box<Self>) -> Result<(), StorageError> {
-        self.tx.rollback().await.map_err(storage_error)
-    }
-}
-
-fn missing_key() -> StorageError {
-    StorageError::Misconfigured("secrets.master_key is not configured".to_owned())
-}
+crate::sql_transaction::sql_admin_transaction!(
+    SqliteAdminTransaction,
+    SqliteStore,
+    Sqlite,
+    writer,
+    "SqliteAdminTransaction"
+);
