@@ -4,6 +4,9 @@ import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 
 export const PASSWORD = `dash-e2e-${Date.now()}-pw`
@@ -67,6 +70,8 @@ export async function startStack(repo) {
   execFileSync('psql', [db, '-qc', `CREATE SCHEMA "${schema}"`])
   const port = await freePort()
   const releases = await startReleaseServer()
+  // The gateway's own files (update state, the first admin's password file) stay out of the checkout.
+  const dataDir = mkdtempSync(join(tmpdir(), 'sb-dash-'))
   const masterKey = execFileSync(`${bin}/switchboard`, ['master-key']).toString().trim()
   const env = {
     ...process.env,
@@ -81,6 +86,7 @@ export async function startStack(repo) {
     SWITCHBOARD_ADMIN_BOOTSTRAP_PASSWORD: PASSWORD,
     SWITCHBOARD_ADMIN_LIVE_POLL_MS: '500',
     SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS: '200',
+    SWITCHBOARD_SERVER_DATA_DIR: dataDir,
     SWITCHBOARD_UPDATE_RELEASE_URL: releases.url,
     SWITCHBOARD_UPDATE_ALLOW_HTTP_LOOPBACK: 'true',
     // This machine may itself be a container; the trial update below never swaps the binary.
@@ -102,6 +108,7 @@ export async function startStack(repo) {
       if (child.exitCode === null) await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 5000))])
     }
     releases.close()
+    rmSync(dataDir, { recursive: true, force: true })
     try { execFileSync('psql', [db, '-qc', `DROP SCHEMA IF EXISTS "${schema}" CASCADE`]) } catch { /* best effort */ }
   }
   const simJson = async (method, path, body) => {
