@@ -43,6 +43,7 @@ mod ops_event_queries;
 mod ops_events;
 mod quota;
 mod request_rows;
+mod request_statements;
 mod requests;
 mod runtime_settings;
 mod settings_mutations;

@@ -72,6 +72,7 @@ macro_rules! storage_contract_suite {
             the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received,
             request_retention_deletes_finished_rows_in_bounded_batches,
             a_batch_writes_requests_that_ended_in_it_as_finished_rows,
+            a_large_batch_writes_every_row_with_its_own_values,
             // UsageQueries
             usage_totals_groups_and_trends_agree,
             request_lists_page_newest_first_and_details_carry_attempts,

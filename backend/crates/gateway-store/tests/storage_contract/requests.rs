@@ -223,3 +223,41 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
     assert_eq!(store.get_request(open.id).await?.status, RequestStatus::Cancelled);
     h.finish().await
 }
+
+/// Batches the size the observation writer flushes under load (past any per-statement chunk):
+/// every start is stored once, every update lands on its own row, and each row keeps its own
+/// values.
+pub async fn a_large_batch_writes_every_row_with_its_own_values(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let earlier: Vec<RequestStart> = (0..37).map(|_| start(now(), Duration::minutes(5))).collect();
+    assert_eq!(store.record_starts(&earlier).await?, 37);
+    let fresh: Vec<RequestStart> = (0..131).map(|_| start(now(), Duration::minutes(5))).collect();
+    let token_update = |id: RequestId, n: u64| {
+        let mut update = finished(id, RequestStatus::Completed, SendState::Sent);
+        update.usage = Some(TokenUsage { output_tokens: n, total_tokens: n, ..TokenUsage::default() });
+        update
+    };
+    // Every other fresh start ends in the batch; every earlier one too; one start is repeated.
+    let mut updates: Vec<RequestUpdate> =
+        fresh.iter().enumerate().step_by(2).map(|(n, s)| token_update(s.id, n as u64 + 1)).collect();
+    updates.extend(earlier.iter().enumerate().map(|(n, s)| token_update(s.id, 1000 + n as u64)));
+    let mut starts = fresh.clone();
+    starts.push(earlier[3].clone());
+
+    let (inserted, updated) = store.record_batch(&starts, &updates).await?;
+    assert_eq!((inserted, updated), (131, 37));
+    for (n, s) in fresh.iter().enumerate() {
+        let row = store.get_request(s.id).await?;
+        let expected = (n % 2 == 0).then_some(n as u64 + 1);
+        assert_eq!(row.usage.map(|u| u.total_tokens), expected, "fresh row {n}");
+        let status = if n % 2 == 0 { RequestStatus::Completed } else { RequestStatus::Running };
+        assert_eq!(row.status, status, "fresh row {n}");
+    }
+    for (n, s) in earlier.iter().enumerate() {
+        let row = store.get_request(s.id).await?;
+        assert_eq!(row.usage.map(|u| u.total_tokens), Some(1000 + n as u64), "earlier row {n}");
+    }
+    // The same updates again change nothing: the rows are terminal and the watermark is at its top.
+    assert_eq!(store.record_updates(&updates).await?, 0);
+    h.finish().await
+}
