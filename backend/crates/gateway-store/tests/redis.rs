@@ -5,6 +5,7 @@ mod key_layout;
 mod outage;
 mod private_server;
 mod round_trips;
+mod subscriptions;
 
 use std::sync::Arc;
 

@@ -4,6 +4,8 @@
 
 use async_trait::async_trait;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::CoordinationError;
 
@@ -20,13 +22,18 @@ pub enum ChangeEvent {
 }
 
 /// A stream of change events; dropping it ends the subscription.
+///
+/// It owns the adapter's forwarding task: dropping the subscription aborts the task, so no
+/// forwarder outlives its subscriber.
 pub struct ChangeSubscription {
     events: mpsc::Receiver<ChangeEvent>,
+    _forwarder: AbortOnDropHandle<()>,
 }
 
 impl ChangeSubscription {
-    pub fn new(events: mpsc::Receiver<ChangeEvent>) -> Self {
-        Self { events }
+    /// The events `forwarder` sends into `events`' sender.
+    pub fn new(events: mpsc::Receiver<ChangeEvent>, forwarder: JoinHandle<()>) -> Self {
+        Self { events, _forwarder: AbortOnDropHandle::new(forwarder) }
     }
 
     /// The next event; `None` once the adapter stopped (shutdown).

@@ -19,8 +19,9 @@ impl ChangeNotifier for MemoryCoordination {
     async fn subscribe(&self) -> Result<ChangeSubscription, CoordinationError> {
         let mut changes = self.changes.subscribe();
         let (events, receiver) = mpsc::channel(SUBSCRIPTION_CAPACITY);
-        // Owned by the subscription: it returns when the receiver or the adapter is dropped.
-        drop(tokio::spawn(async move {
+        // Owned by the subscription (aborted when it is dropped); it also returns when the
+        // adapter is dropped.
+        let forwarder = tokio::spawn(async move {
             loop {
                 let event = tokio::select! {
                     () = events.closed() => return,
@@ -34,7 +35,7 @@ impl ChangeNotifier for MemoryCoordination {
                     return;
                 }
             }
-        }));
-        Ok(ChangeSubscription::new(receiver))
+        });
+        Ok(ChangeSubscription::new(receiver, forwarder))
     }
 }

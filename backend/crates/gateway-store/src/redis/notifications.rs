@@ -1,5 +1,5 @@
 //! `ChangeNotifier` over Redis pub/sub on `P:changes`. Each subscription owns one pub/sub
-//! connection in a forwarding task that ends when the subscription is dropped; after a lost
+//! connection in a forwarding task that the subscription aborts when it is dropped; after a lost
 //! connection it resubscribes with backoff and emits `Resync` (notifications may have been
 //! missed meanwhile).
 
@@ -32,9 +32,9 @@ impl ChangeNotifier for RedisCoordination {
         let timeout = self.connection.connect_timeout();
         let pubsub = open(&client, &channel, timeout).await?;
         let (events, receiver) = mpsc::channel(SUBSCRIPTION_CAPACITY);
-        // Owned by the subscription: it returns as soon as the receiver is dropped.
-        drop(tokio::spawn(forward(Subscriber { client, channel, timeout, events }, pubsub)));
-        Ok(ChangeSubscription::new(receiver))
+        // Owned by the subscription: aborted when it is dropped.
+        let forwarder = tokio::spawn(forward(Subscriber { client, channel, timeout, events }, pubsub));
+        Ok(ChangeSubscription::new(receiver, forwarder))
     }
 }
 
