@@ -15,6 +15,8 @@ pub mod memory;
 pub mod postgres;
 mod quota_windows;
 pub mod redis;
+mod row_columns;
+mod rows;
 mod sql_transaction;
 pub mod sqlite;
 pub mod transfer;

@@ -13,7 +13,6 @@
 //! All SQL is runtime SQL (no macros, no database at build time); rows are mapped by hand.
 
 mod account_mutations;
-mod account_rows;
 mod accounts;
 mod admin_transaction;
 mod admin_users;
@@ -32,7 +31,6 @@ pub(crate) mod migrations;
 mod ops_event_queries;
 mod ops_events;
 mod quota;
-mod request_rows;
 pub(crate) mod requests;
 pub(crate) mod row_presence;
 mod runtime_settings;

@@ -24,7 +24,6 @@
 //!   blobs.
 
 mod account_mutations;
-mod account_rows;
 mod accounts;
 mod admin_transaction;
 mod admin_users;
@@ -34,7 +33,7 @@ mod backups;
 mod client_key_mutations;
 mod client_keys;
 mod credentials;
-mod error_mapping;
+pub(crate) mod error_mapping;
 mod group_mutations;
 mod groups;
 mod key_rotation;
@@ -50,7 +49,7 @@ mod settings_mutations;
 mod snapshot;
 mod usage_queries;
 mod usage_rows;
-mod values;
+pub(crate) mod values;
 
 use std::path::Path;
 use std::sync::Arc;

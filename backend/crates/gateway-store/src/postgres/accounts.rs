@@ -9,8 +9,8 @@ use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
 use crate::postgres::PgStore;
-use crate::postgres::account_rows::{account_from_row, account_select};
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::accounts::{account_from_row, account_select};
 
 pub(crate) async fn load_all_accounts<'c>(
     executor: impl PgExecutor<'c>,

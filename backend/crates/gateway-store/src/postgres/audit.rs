@@ -5,18 +5,17 @@
 
 use async_trait::async_trait;
 use sqlx::PgConnection;
-use sqlx::postgres::PgRow;
 use time::OffsetDateTime;
 
-use gateway_admin::admin_user::AdminUserId;
-use gateway_admin::audit::{AuditActor, AuditChainLink, AuditEntry, AuditEvent, audit_row_hash};
+use gateway_admin::audit::{AuditChainLink, AuditEntry, AuditEvent, audit_row_hash};
 use gateway_admin::ports::AuditTrail;
 use gateway_core::domain::ConfigRevision;
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, digest, int8};
+use crate::postgres::column_values::{digest, int8};
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::audit::event_from_row;
 
 /// Inserts the audit row for a unit of work whose revision bump produced `config_revision`.
 pub(crate) async fn append(
@@ -74,27 +73,6 @@ macro_rules! audit_select {
         "SELECT id, occurred_at, actor_user_id, actor_name, action, target_kind, target_id, details, \
          config_revision, prev_hash, row_hash FROM admin_audit_events "
     };
-}
-
-pub(crate) fn event_from_row(row: &PgRow) -> Result<AuditEvent, StorageError> {
-    Ok(AuditEvent {
-        id: row.col("id")?,
-        occurred_at: row.col("occurred_at")?,
-        actor: AuditActor {
-            user_id: row.col::<Option<i64>>("actor_user_id")?.map(AdminUserId),
-            name: row.col("actor_name")?,
-        },
-        action: row.col("action")?,
-        target_kind: row.col("target_kind")?,
-        target_id: row.col("target_id")?,
-        details: row.col("details")?,
-        config_revision: ConfigRevision(row.col("config_revision")?),
-        prev_hash: row
-            .col::<Option<Vec<u8>>>("prev_hash")?
-            .map(|h| digest(h, "admin_audit_events.prev_hash"))
-            .transpose()?,
-        row_hash: digest(row.col("row_hash")?, "admin_audit_events.row_hash")?,
-    })
 }
 
 /// Rows read per round trip while verifying the chain.

@@ -7,9 +7,9 @@ use gateway_admin::ports::{AuditFilter, AuditSearch};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::audit::event_from_row;
 use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::audit::event_from_row;
 
 macro_rules! audit_select {
     () => {

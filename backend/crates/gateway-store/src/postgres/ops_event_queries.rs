@@ -1,15 +1,15 @@
 //! [`OpsEventQueries`]: filtered, keyset-paged reading of `ops_events`.
 
 use async_trait::async_trait;
-use sqlx::postgres::PgRow;
 
 use gateway_admin::ports::{OpsEventFilter, OpsEventQueries, StoredOpsEvent};
-use gateway_core::domain::{AccountId, OpsEvent, OpsLevel, RequestId};
+use gateway_core::domain::OpsLevel;
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, int8};
+use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::ops_events::event_from_row;
 
 macro_rules! ops_select {
     () => {
@@ -20,22 +20,6 @@ macro_rules! ops_select {
 fn levels_at_least(level: Option<OpsLevel>) -> Option<Vec<String>> {
     let level = level?;
     Some(OpsLevel::ALL.iter().filter(|l| **l >= level).map(|l| l.as_str().to_owned()).collect())
-}
-
-fn event_from_row(row: &PgRow) -> Result<StoredOpsEvent, StorageError> {
-    Ok(StoredOpsEvent {
-        id: row.col("id")?,
-        event: OpsEvent {
-            occurred_at: row.col("occurred_at")?,
-            level: closed(row.col::<&str>("level")?, "ops_events.level")?,
-            kind: row.col("kind")?,
-            provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "ops_events.provider")).transpose()?,
-            account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
-            request_id: row.col::<Option<uuid::Uuid>>("request_id")?.map(RequestId),
-            message: row.col("message")?,
-            details: row.col("details")?,
-        },
-    })
 }
 
 #[async_trait]

@@ -16,7 +16,7 @@ use crate::attempt_json::AttemptJson;
 use crate::postgres::PgStore;
 use crate::postgres::column_values::{int8, opt_int4, opt_int8};
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::request_rows::{request_from_row, request_select};
+use crate::rows::requests::{request_from_row, request_select};
 
 /// One start as a JSON record for `jsonb_to_recordset`.
 #[derive(Serialize)]

@@ -16,9 +16,8 @@ use gateway_core::ports::StorageError;
 use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, int8};
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::usage_rows::{
-    bind_filter, detail_from_row, request_summary_select, summary_from_row, totals_from_row, usage_filter, usage_totals,
-};
+use crate::postgres::usage_rows::{bind_filter, request_summary_select, totals_from_row, usage_filter, usage_totals};
+use crate::rows::usage::{detail_from_row, summary_from_row};
 
 /// (group key expression, label expression, joins) of a dimension.
 fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static str) {

@@ -4,11 +4,10 @@ use sqlx::Postgres;
 use sqlx::postgres::{PgArguments, PgRow};
 use sqlx::query::Query;
 
-use gateway_admin::usage::{RequestDetail, RequestSummary, UsageFilter, UsageTotals};
-use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId, TokenUsage};
+use gateway_admin::usage::{UsageFilter, UsageTotals};
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{ColumnRead, closed, opt_u32_of, u64_of};
+use crate::postgres::column_values::{ColumnRead, u64_of};
 
 /// The filter as `WHERE` conditions over `m` with parameters `$1..$10` (see [`bind_filter`]).
 macro_rules! usage_filter {
@@ -109,63 +108,5 @@ pub(crate) fn totals_from_row(row: &PgRow) -> Result<UsageTotals, StorageError> 
         total_ms_p99: row.col("total_ms_p99")?,
         first_token_ms_p50: row.col("first_token_ms_p50")?,
         first_token_ms_p95: row.col("first_token_ms_p95")?,
-    })
-}
-
-fn tokens(row: &PgRow, name: &str) -> Result<u64, StorageError> {
-    row.col::<Option<i64>>(name)?.map_or(Ok(0), |v| u64_of(v, name))
-}
-
-pub(crate) fn summary_from_row(row: &PgRow) -> Result<RequestSummary, StorageError> {
-    let usage = match row.col::<Option<i64>>("total_tokens")? {
-        None => None,
-        Some(total) => Some(TokenUsage {
-            input_tokens: tokens(row, "input_tokens")?,
-            cached_input_tokens: tokens(row, "cached_input_tokens")?,
-            output_tokens: tokens(row, "output_tokens")?,
-            reasoning_tokens: tokens(row, "reasoning_tokens")?,
-            total_tokens: u64_of(total, "total_tokens")?,
-        }),
-    };
-    Ok(RequestSummary {
-        id: RequestId(row.col("id")?),
-        started_at: row.col("started_at")?,
-        finished_at: row.col("finished_at")?,
-        status: closed(row.col::<&str>("status")?, "model_requests.status")?,
-        send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
-        http_status: row.col::<Option<i16>>("http_status")?.and_then(|s| u16::try_from(s).ok()),
-        error_code: row.col("error_code")?,
-        client_key_id: row.col::<Option<i64>>("client_key_id")?.map(ClientKeyId),
-        client_key_name: row.col("client_key_name")?,
-        account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
-        account_email: row.col("account_email")?,
-        provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "model_requests.provider")).transpose()?,
-        requested_model: row.col("requested_model")?,
-        upstream_model: row.col("upstream_model")?,
-        operation: row.col("operation")?,
-        transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
-        stream: row.col("stream")?,
-        usage,
-        cost_nano_usd: row.col("cost_nano_usd")?,
-        latency: LatencySplits {
-            connect_ms: opt_u32_of(row.col("connect_ms")?, "connect_ms")?,
-            headers_ms: opt_u32_of(row.col("headers_ms")?, "headers_ms")?,
-            first_event_ms: opt_u32_of(row.col("first_event_ms")?, "first_event_ms")?,
-            first_token_ms: opt_u32_of(row.col("first_token_ms")?, "first_token_ms")?,
-            total_ms: opt_u32_of(row.col("total_ms")?, "total_ms")?,
-        },
-        attempt_count: u32::try_from(row.col::<i32>("attempt_count")?).unwrap_or(0),
-        routing_scope: row.col("routing_scope")?,
-    })
-}
-
-pub(crate) fn detail_from_row(row: &PgRow) -> Result<RequestDetail, StorageError> {
-    Ok(RequestDetail {
-        summary: summary_from_row(row)?,
-        attempts: row.col("attempts")?,
-        routing_groups: row.col("routing_groups")?,
-        service_tier: row.col("service_tier")?,
-        deadline_at: row.col("deadline_at")?,
-        downstream_committed_at: row.col("downstream_committed_at")?,
     })
 }

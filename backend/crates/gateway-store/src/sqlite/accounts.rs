@@ -8,8 +8,8 @@ use gateway_core::domain::{AccountId, AccountRecord, GroupId};
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
+use crate::rows::accounts::{account_from_row, account_select};
 use crate::sqlite::SqliteStore;
-use crate::sqlite::account_rows::{account_from_row, account_select};
 use crate::sqlite::error_mapping::storage_error;
 
 pub(crate) async fn load_all_accounts<'c>(

@@ -7,8 +7,8 @@ use gateway_admin::ports::{AuditFilter, AuditSearch};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::int8;
+use crate::rows::audit::event_from_row;
 use crate::sqlite::SqliteStore;
-use crate::sqlite::audit::event_from_row;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::opt_micros;
 

@@ -1,16 +1,16 @@
 //! [`OpsEventQueries`]: filtered, keyset-paged reading of `ops_events`.
 
 use async_trait::async_trait;
-use sqlx::sqlite::SqliteRow;
 
 use gateway_admin::ports::{OpsEventFilter, OpsEventQueries, StoredOpsEvent};
-use gateway_core::domain::{AccountId, OpsEvent, OpsLevel, RequestId};
+use gateway_core::domain::OpsLevel;
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{closed, int8};
+use crate::postgres::column_values::int8;
+use crate::rows::ops_events::event_from_row;
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{SqliteColumns, opt_micros};
+use crate::sqlite::values::opt_micros;
 
 macro_rules! ops_select {
     () => {
@@ -23,22 +23,6 @@ fn levels_at_least(level: Option<OpsLevel>) -> Option<String> {
     let level = level?;
     let levels: Vec<&str> = OpsLevel::ALL.iter().filter(|l| **l >= level).map(|l| l.as_str()).collect();
     Some(serde_json::Value::from(levels).to_string())
-}
-
-fn event_from_row(row: &SqliteRow) -> Result<StoredOpsEvent, StorageError> {
-    Ok(StoredOpsEvent {
-        id: row.col("id")?,
-        event: OpsEvent {
-            occurred_at: row.ts("occurred_at")?,
-            level: closed(row.col::<&str>("level")?, "ops_events.level")?,
-            kind: row.col("kind")?,
-            provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "ops_events.provider")).transpose()?,
-            account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
-            request_id: row.col::<Option<uuid::Uuid>>("request_id")?.map(RequestId),
-            message: row.col("message")?,
-            details: row.json("details")?,
-        },
-    })
 }
 
 #[async_trait]

@@ -17,9 +17,10 @@ use gateway_core::ports::{RequestLog, StorageError};
 
 use crate::postgres::column_values::int8;
 use crate::postgres::requests::fold;
+use crate::rows::requests::{request_from_row, request_select};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::request_rows::{UpdateBinds, bind_start, bind_update, request_from_row, request_select};
+use crate::sqlite::request_rows::{UpdateBinds, bind_start, bind_update};
 use crate::sqlite::request_statements as statements;
 use crate::sqlite::values::micros;
 

@@ -22,11 +22,10 @@ use gateway_core::domain::{AccountId, RequestId};
 use gateway_core::ports::{ConstraintKind, StorageError};
 
 use crate::postgres::column_values::int8;
+use crate::rows::usage::{detail_from_row, summary_from_row};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::usage_rows::{
-    Accumulator, bind_filter, detail_from_row, request_summary_select, summary_from_row, usage_columns, usage_filter,
-};
+use crate::sqlite::usage_rows::{Accumulator, bind_filter, request_summary_select, usage_columns, usage_filter};
 use crate::sqlite::values::{SqliteColumns, from_micros, micros, opt_micros};
 
 const UTC_NAMES: &[&str] = &["UTC", "Etc/UTC"];

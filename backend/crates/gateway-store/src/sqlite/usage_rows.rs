@@ -3,11 +3,10 @@
 
 use sqlx::sqlite::{SqliteArguments, SqliteRow};
 
-use gateway_admin::usage::{RequestDetail, RequestSummary, UsageFilter, UsageTotals};
-use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId, TokenUsage};
+use gateway_admin::usage::{UsageFilter, UsageTotals};
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
+use crate::postgres::column_values::u64_of;
 use crate::sqlite::values::{SqliteColumns, opt_micros};
 
 type Query<'q> = sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments>;
@@ -130,62 +129,4 @@ fn percentile_cont(sorted: &[f64], fraction: f64) -> Option<f64> {
     let (lower, upper) = (position.floor() as usize, position.ceil() as usize);
     let (a, b) = (sorted[lower], sorted[upper.min(last)]);
     Some(a + (b - a) * (position - lower as f64))
-}
-
-fn tokens(row: &SqliteRow, name: &str) -> Result<u64, StorageError> {
-    row.col::<Option<i64>>(name)?.map_or(Ok(0), |v| u64_of(v, name))
-}
-
-pub(crate) fn summary_from_row(row: &SqliteRow) -> Result<RequestSummary, StorageError> {
-    let usage = match row.col::<Option<i64>>("total_tokens")? {
-        None => None,
-        Some(total) => Some(TokenUsage {
-            input_tokens: tokens(row, "input_tokens")?,
-            cached_input_tokens: tokens(row, "cached_input_tokens")?,
-            output_tokens: tokens(row, "output_tokens")?,
-            reasoning_tokens: tokens(row, "reasoning_tokens")?,
-            total_tokens: u64_of(total, "total_tokens")?,
-        }),
-    };
-    Ok(RequestSummary {
-        id: RequestId(row.col("id")?),
-        started_at: row.ts("started_at")?,
-        finished_at: row.opt_ts("finished_at")?,
-        status: closed(row.col::<&str>("status")?, "model_requests.status")?,
-        send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
-        http_status: row.col::<Option<i64>>("http_status")?.and_then(|s| u16::try_from(s).ok()),
-        error_code: row.col("error_code")?,
-        client_key_id: row.col::<Option<i64>>("client_key_id")?.map(ClientKeyId),
-        client_key_name: row.col("client_key_name")?,
-        account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
-        account_email: row.col("account_email")?,
-        provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "model_requests.provider")).transpose()?,
-        requested_model: row.col("requested_model")?,
-        upstream_model: row.col("upstream_model")?,
-        operation: row.col("operation")?,
-        transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
-        stream: row.col("stream")?,
-        usage,
-        cost_nano_usd: row.col("cost_nano_usd")?,
-        latency: LatencySplits {
-            connect_ms: opt_u32_of(row.col("connect_ms")?, "connect_ms")?,
-            headers_ms: opt_u32_of(row.col("headers_ms")?, "headers_ms")?,
-            first_event_ms: opt_u32_of(row.col("first_event_ms")?, "first_event_ms")?,
-            first_token_ms: opt_u32_of(row.col("first_token_ms")?, "first_token_ms")?,
-            total_ms: opt_u32_of(row.col("total_ms")?, "total_ms")?,
-        },
-        attempt_count: u32::try_from(row.col::<i64>("attempt_count")?).unwrap_or(0),
-        routing_scope: row.col("routing_scope")?,
-    })
-}
-
-pub(crate) fn detail_from_row(row: &SqliteRow) -> Result<RequestDetail, StorageError> {
-    Ok(RequestDetail {
-        summary: summary_from_row(row)?,
-        attempts: row.json("attempts")?,
-        routing_groups: row.json("routing_groups")?,
-        service_tier: row.col("service_tier")?,
-        deadline_at: row.ts("deadline_at")?,
-        downstream_committed_at: row.opt_ts("downstream_committed_at")?,
-    })
 }

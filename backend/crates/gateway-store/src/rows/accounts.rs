@@ -1,6 +1,4 @@
-//! Mapping `provider_accounts` rows to [`AccountRecord`].
-
-use sqlx::sqlite::SqliteRow;
+//! Mapping `provider_accounts` rows to [`AccountRecord`], for both dialects.
 
 use gateway_core::domain::{
     AccountId, AccountProfile, AccountRecord, CredentialFacts, CredentialRevision, ProviderData, QuotaFacts,
@@ -12,7 +10,7 @@ use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::column_values::{closed, opt_u32_of, u32_of};
 use crate::postgres::error_mapping::corrupt;
 use crate::postgres::sealing::open_credential;
-use crate::sqlite::values::SqliteColumns;
+use crate::row_columns::RowColumns;
 
 /// The select list every account query uses (alias `a`), ending in `FROM provider_accounts a`.
 macro_rules! account_select {
@@ -26,10 +24,10 @@ macro_rules! account_select {
 }
 pub(crate) use account_select;
 
-pub(crate) fn account_from_row(row: &SqliteRow, keyring: &Keyring) -> Result<AccountRecord, StorageError> {
+pub(crate) fn account_from_row(row: &impl RowColumns, keyring: &Keyring) -> Result<AccountRecord, StorageError> {
     let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
     let external_account_id: String = row.col("external_account_id")?;
-    let weight = u8::try_from(row.col::<i64>("weight")?)
+    let weight = u8::try_from(row.col::<i16>("weight")?)
         .ok()
         .and_then(|w| Weight::new(w).ok())
         .ok_or_else(|| corrupt("provider_accounts.weight", "outside 1..=100"))?;
@@ -61,7 +59,7 @@ pub(crate) fn account_from_row(row: &SqliteRow, keyring: &Keyring) -> Result<Acc
 }
 
 /// The credential fact columns of a row (any query selecting them by name).
-pub(crate) fn credential_facts_from_row(row: &SqliteRow) -> Result<CredentialFacts, StorageError> {
+pub(crate) fn credential_facts_from_row(row: &impl RowColumns) -> Result<CredentialFacts, StorageError> {
     Ok(CredentialFacts {
         state: closed(row.col::<&str>("credential_state")?, "provider_accounts.credential_state")?,
         reason: row.col("credential_reason")?,

@@ -1,6 +1,4 @@
-//! Mapping `model_requests` rows to [`ModelRequestRecord`].
-
-use sqlx::postgres::PgRow;
+//! Mapping `model_requests` rows to [`ModelRequestRecord`], for both dialects.
 
 use gateway_core::domain::{
     AccountId, BootId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, ReplicaName,
@@ -8,8 +6,9 @@ use gateway_core::domain::{
 };
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{ColumnRead, closed, opt_u32_of, u64_of};
+use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
 use crate::postgres::error_mapping::corrupt;
+use crate::row_columns::RowColumns;
 
 macro_rules! request_select {
     () => {
@@ -23,13 +22,12 @@ macro_rules! request_select {
 }
 pub(crate) use request_select;
 
-pub(crate) fn request_from_row(row: &PgRow) -> Result<ModelRequestRecord, StorageError> {
+pub(crate) fn request_from_row(row: &impl RowColumns) -> Result<ModelRequestRecord, StorageError> {
     let routing = match row.col::<&str>("routing_scope")? {
         "all" => RoutingSnapshot::All,
         _ => {
-            let groups: serde_json::Value = row.col("routing_groups")?;
-            let groups: Vec<GroupSnapshotEntry> =
-                serde_json::from_value(groups).map_err(|e| corrupt("model_requests.routing_groups", e))?;
+            let groups: Vec<GroupSnapshotEntry> = serde_json::from_value(row.json("routing_groups")?)
+                .map_err(|e| corrupt("model_requests.routing_groups", e))?;
             RoutingSnapshot::Groups(groups.into_iter().map(|g| GroupRef { id: GroupId(g.id), name: g.name }).collect())
         }
     };
@@ -54,8 +52,8 @@ pub(crate) fn request_from_row(row: &PgRow) -> Result<ModelRequestRecord, Storag
             transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
             stream: row.col("stream")?,
             routing,
-            started_at: row.col("started_at")?,
-            deadline_at: row.col("deadline_at")?,
+            started_at: row.ts("started_at")?,
+            deadline_at: row.ts("deadline_at")?,
             runner: runner(row)?,
         },
         status: closed(row.col::<&str>("status")?, "model_requests.status")?,
@@ -65,14 +63,14 @@ pub(crate) fn request_from_row(row: &PgRow) -> Result<ModelRequestRecord, Storag
         upstream_model: row.col("upstream_model")?,
         http_status: http_status.and_then(|s| u16::try_from(s).ok()),
         error_code: row.col("error_code")?,
-        attempts: row.col("attempts")?,
+        attempts: row.json("attempts")?,
         usage,
         cost: row.col::<Option<i64>>("cost_nano_usd")?.map(NanoUsd),
         service_tier: row.col("service_tier")?,
         client_response_id: row.col("client_response_id")?,
         upstream_response_id: row.col("upstream_response_id")?,
-        downstream_committed_at: row.col("downstream_committed_at")?,
-        finished_at: row.col("finished_at")?,
+        downstream_committed_at: row.opt_ts("downstream_committed_at")?,
+        finished_at: row.opt_ts("finished_at")?,
         latency: LatencySplits {
             connect_ms: opt_u32_of(row.col("connect_ms")?, "model_requests.connect_ms")?,
             headers_ms: opt_u32_of(row.col("headers_ms")?, "model_requests.headers_ms")?,
@@ -89,7 +87,7 @@ struct GroupSnapshotEntry {
     name: String,
 }
 
-fn runner(row: &PgRow) -> Result<Option<Runner>, StorageError> {
+fn runner(row: &impl RowColumns) -> Result<Option<Runner>, StorageError> {
     let name: Option<&str> = row.col("replica_name")?;
     let boot: Option<uuid::Uuid> = row.col("boot_id")?;
     match (name, boot) {
@@ -101,6 +99,6 @@ fn runner(row: &PgRow) -> Result<Option<Runner>, StorageError> {
     }
 }
 
-fn token(row: &PgRow, column: &str) -> Result<u64, StorageError> {
+fn token(row: &impl RowColumns, column: &str) -> Result<u64, StorageError> {
     u64_of(row.col::<Option<i64>>(column)?.unwrap_or(0), column)
 }

@@ -1,0 +1,8 @@
+//! Row mappers shared by the PostgreSQL and SQLite adapters: the same select lists and the
+//! same mapping to domain types, over [`RowColumns`](crate::row_columns::RowColumns).
+
+pub(crate) mod accounts;
+pub(crate) mod audit;
+pub(crate) mod ops_events;
+pub(crate) mod requests;
+pub(crate) mod usage;
