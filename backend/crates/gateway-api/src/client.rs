@@ -4,6 +4,7 @@ mod body;
 mod body_failure;
 mod chat_completions;
 mod codex_backend;
+mod compact;
 mod extract;
 mod images;
 mod models;
@@ -29,6 +30,7 @@ pub struct ClientApi {
 pub fn client_routes(api: ClientApi) -> Router {
     Router::new()
         .route("/v1/responses", post(responses::create).get(websocket::upgrade))
+        .route("/v1/responses/compact", post(compact::create))
         .route("/v1/responses/review", post(responses::review))
         .route("/v1/images/generations", post(images::generations))
         .route("/v1/images/edits", post(images::edits))

@@ -7,6 +7,7 @@
 //! | path | answer |
 //! | --- | --- |
 //! | `POST /backend-api/codex/responses` (+ WebSocket `GET`) | as `/v1/responses` |
+//! | `POST /backend-api/codex/responses/compact` | as `/v1/responses/compact` |
 //! | `GET /backend-api/codex/models?client_version=` | the Codex catalog of the key's models |
 //! | `GET /backend-api/wham/usage` | the pool's quota windows (`Engine::pool_usage`) |
 //! | any other `/backend-api/*` | 404 in the OpenAI error shape (Codex carries on) |
@@ -21,11 +22,12 @@ use gateway_core::domain::ProviderKind;
 use gateway_core::engine::pool_usage::{PoolUsage, PoolWindow};
 use serde_json::{Value, json};
 
-use super::{ClientApi, extract, models, reply, responses, websocket};
+use super::{ClientApi, compact, extract, models, reply, responses, websocket};
 
 pub fn routes() -> Router<ClientApi> {
     Router::new()
         .route("/backend-api/codex/responses", post(responses::create).get(websocket::upgrade))
+        .route("/backend-api/codex/responses/compact", post(compact::create))
         .route("/backend-api/codex/models", get(codex_models))
         .route("/backend-api/wham/usage", get(usage))
         .route("/backend-api/{*rest}", any(reply::not_found))
