@@ -2,7 +2,9 @@
 
 mod aggregate;
 mod chat;
+mod codex_catalog;
 mod error;
 mod events;
 mod request;
 mod sse;
+mod zed;
