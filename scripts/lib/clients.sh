@@ -76,3 +76,25 @@ clients_install() {
     CLIENTS_PYTHON="$dir/venv/bin/python"
     export CODEX_BIN CLIENTS_NODE_MODULES CLIENTS_PYTHON
 }
+
+# `@vibe-kit/grok-cli` (a Chat Completions client over the OpenAI JS SDK), installed apart from
+# the clients above so that their stamp stays as it is. Sets GROK_BIN.
+CLIENTS_GROK_CLI_VERSION="0.0.34"
+
+clients_install_grok() {
+    local dir
+    dir="$(clients_dir)/grok"
+    local want="grok-cli=$CLIENTS_GROK_CLI_VERSION"
+    if ! [[ -f "$dir/.stamp" && "$(cat "$dir/.stamp")" == "$want" && -x "$dir/node_modules/.bin/grok" ]]; then
+        command -v npm >/dev/null || clients_fail "npm is not installed; cannot install @vibe-kit/grok-cli" || return 1
+        mkdir -p "$dir"
+        [[ -f "$dir/package.json" ]] || echo '{"name":"switchboard-e2e-grok","private":true}' >"$dir/package.json"
+        npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --save-exact \
+            "@vibe-kit/grok-cli@$CLIENTS_GROK_CLI_VERSION" >&2 \
+            || clients_fail "npm install of @vibe-kit/grok-cli@$CLIENTS_GROK_CLI_VERSION failed" || return 1
+        [[ -x "$dir/node_modules/.bin/grok" ]] || clients_fail "grok binary missing after npm install" || return 1
+        echo "$want" >"$dir/.stamp"
+    fi
+    GROK_BIN="$dir/node_modules/.bin/grok"
+    export GROK_BIN
+}

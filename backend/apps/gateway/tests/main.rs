@@ -5,6 +5,7 @@ mod accounts;
 mod admin_api;
 mod architecture;
 mod cli;
+mod compat;
 mod continuation;
 mod dashboard;
 mod data_plane;

@@ -1,12 +1,17 @@
-//! The OpenAI-compatible client API: `/v1/responses`, `/v1/models`.
+//! The OpenAI-compatible client API: `/v1/responses`, `/v1/chat/completions`, `/v1/models`.
 
 mod body;
 mod body_failure;
+mod chat_completions;
+mod codex_backend;
+mod compact;
 mod extract;
+mod images;
 mod models;
 pub(crate) mod reply;
 mod responses;
 mod websocket;
+mod zed;
 
 use std::sync::Arc;
 
@@ -25,10 +30,17 @@ pub struct ClientApi {
 pub fn client_routes(api: ClientApi) -> Router {
     Router::new()
         .route("/v1/responses", post(responses::create).get(websocket::upgrade))
+        .route("/v1/responses/compact", post(compact::create))
+        .route("/v1/responses/review", post(responses::review))
+        .route("/v1/images/generations", post(images::generations))
+        .route("/v1/images/edits", post(images::edits))
+        .route("/v1/chat/completions", post(chat_completions::create))
+        .route("/v1/zed/edit-predictions", post(zed::create))
         .route("/v1/models", get(models::list))
         .route("/v1/models/{id}", get(models::get))
         .method_not_allowed_fallback(reply::method_not_allowed)
         .route("/v1/{*rest}", axum::routing::any(reply::not_found))
+        .merge(codex_backend::routes())
         .with_state(api)
 }
 

@@ -17,6 +17,7 @@ pub mod delivery;
 pub mod failover;
 pub mod models;
 pub mod pool_cache;
+pub mod pool_usage;
 pub mod record;
 pub mod route_plan;
 

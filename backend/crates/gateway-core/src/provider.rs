@@ -26,6 +26,12 @@ pub enum Operation {
     ResponsesCreate,
     /// `POST /v1/responses/compact`
     ResponsesCompact,
+    /// `POST /v1/responses/review`: a Responses turn marked as a review sub-agent.
+    ResponsesReview,
+    /// `POST /v1/chat/completions`, converted to a Responses request by the API layer.
+    ChatCompletions,
+    /// `POST /v1/zed/edit-predictions`, converted to a Responses request by the API layer.
+    ZedEditPrediction,
 }
 
 impl Operation {
@@ -34,6 +40,9 @@ impl Operation {
         match self {
             Self::ResponsesCreate => "responses.create",
             Self::ResponsesCompact => "responses.compact",
+            Self::ResponsesReview => "responses.review",
+            Self::ChatCompletions => "chat.completions",
+            Self::ZedEditPrediction => "zed.edit_predictions",
         }
     }
 

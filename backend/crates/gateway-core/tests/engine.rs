@@ -4,4 +4,5 @@ mod failover;
 mod failover_table;
 mod invariants;
 mod pool_cache;
+mod pool_usage;
 mod support;

@@ -31,6 +31,8 @@ pub enum ErrorCode {
     StreamInterrupted,
     NotFound,
     MethodNotAllowed,
+    /// The route exists but no provider of the key's pool offers it.
+    OperationNotSupported,
     ShuttingDown,
     GatewayOverloaded,
     InternalError,
@@ -62,6 +64,7 @@ impl ErrorCode {
             Self::StreamInterrupted => (502, "server_error", "stream_interrupted"),
             Self::NotFound => (404, INVALID, "not_found"),
             Self::MethodNotAllowed => (405, INVALID, "method_not_allowed"),
+            Self::OperationNotSupported => (400, INVALID, "operation_not_supported"),
             Self::ShuttingDown => (503, "server_error", "shutting_down"),
             Self::GatewayOverloaded => (503, "server_error", "gateway_overloaded"),
             Self::InternalError => (500, "server_error", "internal_error"),

@@ -13,11 +13,14 @@
 //!   explicit, byte-splicing [`request::BodyEdit`]s.
 
 pub mod aggregate;
+pub mod chat;
+pub mod codex_catalog;
 pub mod error;
 pub mod events;
 pub mod request;
 pub mod sse;
 pub mod usage;
+pub mod zed;
 
 pub use error::{ApiError, ErrorCode};
 pub use events::{EventKind, TerminalStatus};

@@ -1,7 +1,9 @@
-//! `GET /v1/models` and `GET /v1/models/{id}` in the OpenAI list shape.
+//! `GET /v1/models` and `GET /v1/models/{id}` in the OpenAI list shape; with
+//! `?client_version=` (what Codex sends) the Codex catalog shape, as on
+//! `GET /backend-api/codex/models`.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use gateway_core::provider::ModelInfo;
@@ -17,10 +19,30 @@ fn model_json(model: &ModelInfo) -> Value {
     json!({"id": model.id, "object": "model", "created": CREATED, "owned_by": model.owned_by})
 }
 
-pub async fn list(State(api): State<ClientApi>, headers: HeaderMap) -> Response {
+/// The query of a models list.
+#[derive(serde::Deserialize)]
+pub struct ListQuery {
+    /// Set by Codex (`MAJOR.MINOR.PATCH`): answer in the Codex catalog shape.
+    client_version: Option<String>,
+}
+
+pub async fn list(State(api): State<ClientApi>, headers: HeaderMap, Query(query): Query<ListQuery>) -> Response {
+    if query.client_version.is_some() {
+        return codex_catalog(&api, &headers);
+    }
     match api.engine.models(extract::api_key(&headers).as_deref()) {
         Ok(models) => {
             Json(json!({"object": "list", "data": models.iter().map(model_json).collect::<Vec<_>>()})).into_response()
+        }
+        Err(error) => reply::error(&error),
+    }
+}
+
+/// The models visible to the key in the Codex catalog shape (`{"models":[ModelInfo…]}`).
+pub fn codex_catalog(api: &ClientApi, headers: &HeaderMap) -> Response {
+    match api.engine.models(extract::api_key(headers).as_deref()) {
+        Ok(models) => {
+            Json(gateway_protocol::codex_catalog::catalog(models.iter().map(|m| m.id.as_str()))).into_response()
         }
         Err(error) => reply::error(&error),
     }

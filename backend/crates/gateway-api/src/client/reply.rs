@@ -23,7 +23,7 @@ pub fn error(error: &ApiError) -> Response {
     from_reply(Reply::error(error, None))
 }
 
-fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId>, body: Body) -> Response {
+pub(crate) fn build(status: u16, headers: &[(String, String)], request_id: Option<RequestId>, body: Body) -> Response {
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let map = response.headers_mut();

@@ -6,6 +6,7 @@ use gateway_protocol::ApiError;
 use time::OffsetDateTime;
 
 use super::{Engine, auth};
+use crate::domain::ProviderKind;
 use crate::provider::ModelInfo;
 
 impl Engine {
@@ -46,5 +47,17 @@ impl Engine {
             models.retain(|id, _| allowed.contains(id));
         }
         Ok(models.into_values().collect())
+    }
+
+    /// The providers with at least one account the presented key may use.
+    pub fn pool_providers(&self, api_key: Option<&str>) -> Result<Vec<ProviderKind>, ApiError> {
+        let snapshot = self.snapshots.current();
+        let key = auth::authenticate(&snapshot, api_key, OffsetDateTime::now_utc())?;
+        Ok(self
+            .providers
+            .iter()
+            .map(|p| p.kind())
+            .filter(|kind| snapshot.scoped_accounts(&key.scope, *kind).next().is_some())
+            .collect())
     }
 }

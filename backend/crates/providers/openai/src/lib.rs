@@ -21,6 +21,7 @@
 pub mod catalog;
 pub mod claims;
 pub mod classify;
+pub mod compact;
 pub mod credential;
 pub mod identity;
 pub mod import;

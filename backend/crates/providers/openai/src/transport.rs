@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use gateway_core::catalog::{CatalogBook, plan_key};
 use gateway_core::domain::{QuotaState, SendState};
 use gateway_core::provider::{
-    AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
+    AttemptFailure, FailureClass, FrameStream, Operation, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
 };
 use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
@@ -47,8 +47,9 @@ pub const UNSUPPORTED_PARAMETERS: &[&str] = &[
 ];
 
 /// A bare string `input` goes between these: one user message with one text part.
-const BARE_INPUT_PREFIX: &[u8] = br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#;
-const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
+pub(crate) const BARE_INPUT_PREFIX: &[u8] =
+    br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#;
+pub(crate) const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
 
 /// Client headers forwarded upstream as they are, over HTTP and on the WebSocket handshake
 /// (Codex session and turn headers), besides every `x-codex-*` header. `session-id` and
@@ -81,6 +82,8 @@ pub struct Transport {
     http: HttpClient,
     /// `{backend}/codex/responses`.
     responses_url: http::Uri,
+    /// `{backend}/codex/responses/compact` (unary JSON, `compact.rs`).
+    compact_url: http::Uri,
     /// Read per request: a version check may move it forward at any time.
     profile: ProfileHolder,
     /// Told about `x-models-etag` on responses (a changed catalog asks for a resync).
@@ -102,12 +105,16 @@ impl Transport {
         let url = format!("{}/codex/responses", backend_url.trim_end_matches('/'));
         let responses_url = url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
         gateway_transport::Target::from_uri(&responses_url).map_err(|_| refused("not usable by the HTTP client"))?;
-        Ok(Self { http, responses_url, profile, catalog, stream_idle_timeout })
+        let compact_url = format!("{url}/compact").parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
+        Ok(Self { http, responses_url, compact_url, profile, catalog, stream_idle_timeout })
     }
 
     /// The body as the backend requires it; every other byte stays the client's. Nothing is
     /// copied: the result points into the client's body, plus the edits' own few bytes.
     pub fn upstream_body(call: &UpstreamCall<'_>, identity: &AccountIdentity) -> SplicedBody {
+        if call.operation == Operation::ResponsesCompact {
+            return crate::compact::body(call.body, call.view, call.upstream_model, identity);
+        }
         Self::backend_body(call.body, call.view, call.upstream_model, identity)
     }
 
@@ -171,7 +178,9 @@ impl Transport {
         {
             headers.insert(request_id, id);
         }
-        headers.insert(http::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let accept =
+            if call.operation == Operation::ResponsesCompact { "application/json" } else { "text/event-stream" };
+        headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
         headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let profile = self.profile.current();
         headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
@@ -198,10 +207,11 @@ impl Transport {
         body: SplicedBody,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let headers = self.headers(call, credential)?;
+        let compact = call.operation == Operation::ResponsesCompact;
         let started = Instant::now();
         let request = HttpRequest {
             method: http::Method::POST,
-            uri: self.responses_url.clone(),
+            uri: if compact { self.compact_url.clone() } else { self.responses_url.clone() },
             headers,
             body: Body::from_parts(body.parts().iter().cloned()),
         };
@@ -239,7 +249,11 @@ impl Transport {
             })
             .collect();
         Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout),
+            frames: if compact {
+                crate::compact::frames(response, self.stream_idle_timeout)
+            } else {
+                frames(response, self.stream_idle_timeout)
+            },
             quota,
             served_model,
             forward_headers,
