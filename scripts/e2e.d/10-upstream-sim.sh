@@ -23,7 +23,9 @@ trap cleanup EXIT
 fail() { echo "not ok - $*" >&2; exit 1; }
 json() { "$CLIENTS_PYTHON" -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {'d': d, 'json': json}))" "$1"; }
 
-(cd "$REPO" && cargo build --quiet --locked -p upstream-sim --bin upstream-sim)
+# shellcheck source=../lib/build.sh
+source "$REPO/scripts/lib/build.sh"
+(cd "$REPO" && sb_build -p upstream-sim --bin upstream-sim)
 "$REPO/target/debug/upstream-sim" --listen 127.0.0.1:0 >"$WORK/sim.out" 2>"$WORK/sim.err" &
 SIM_PID=$!
 for _ in $(seq 1 100); do

@@ -42,7 +42,9 @@ ensure_postgres test
 ensure_redis
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
-cargo build --quiet --locked -p switchboard -p upstream-sim
+# shellcheck source=../lib/build.sh
+source "$REPO/scripts/lib/build.sh"
+sb_build -p switchboard -p upstream-sim
 BIN="$REPO/target/debug/switchboard"
 WORK="$(mktemp -d)"
 SCHEMA="e2e_admin_$(date +%s)_$$"

@@ -15,7 +15,9 @@ frontend_build
 frontend_browser
 ensure_postgres test
 ensure_redis
-cargo build --quiet --locked -p switchboard -p upstream-sim
+# shellcheck source=../lib/build.sh
+source "$REPO/scripts/lib/build.sh"
+sb_build -p switchboard -p upstream-sim
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 cd frontend
 node tests/e2e/run.mjs

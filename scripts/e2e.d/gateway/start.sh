@@ -3,8 +3,11 @@
 # Source it after scripts/lib/services.sh; it sets SIM, GW (base URL), KEY and GW_ENV (a file of
 # exports for further `switchboard` commands) and registers cleanup. Needs: REPO, WORK, fail().
 
+# shellcheck source=../../lib/build.sh
+source "$REPO/scripts/lib/build.sh"
+
 gateway_start() { # $1 = comma-separated simulator account ids
-  (cd "$REPO" && cargo build --quiet --locked -p upstream-sim -p switchboard) || fail "build failed"
+  (cd "$REPO" && sb_build -p upstream-sim -p switchboard) || fail "build failed"
   local bin="$REPO/target/debug"
   "$bin/upstream-sim" --listen 127.0.0.1:0 >"$WORK/sim.out" 2>"$WORK/sim.err" &
   SIM_PID=$!
