@@ -33,6 +33,9 @@ pub enum ErrorCode {
     MethodNotAllowed,
     ShuttingDown,
     GatewayOverloaded,
+    /// The upstream refused the gateway's client version (xAI's 426 gate): no account is to
+    /// blame; the gateway refreshes the version it presents.
+    ClientVersionRejected,
     InternalError,
 }
 
@@ -64,6 +67,7 @@ impl ErrorCode {
             Self::MethodNotAllowed => (405, INVALID, "method_not_allowed"),
             Self::ShuttingDown => (503, "server_error", "shutting_down"),
             Self::GatewayOverloaded => (503, "server_error", "gateway_overloaded"),
+            Self::ClientVersionRejected => (502, "server_error", "client_version_rejected"),
             Self::InternalError => (500, "server_error", "internal_error"),
         }
     }
