@@ -26,14 +26,13 @@ pub fn parse_billing(body: &Value, now: OffsetDateTime) -> Option<QuotaFacts> {
     let config = body.get("config")?;
     let limit = cents(config, "monthlyLimit");
     let used = cents(config, "used");
-    let percent = config
-        .get("creditUsagePercent")
-        .and_then(Value::as_f64)
-        .filter(|p| (0.0..=100.0).contains(p))
-        .or_else(|| match (used, limit) {
-            (Some(used), Some(limit)) if limit > 0 => Some(used as f64 * 100.0 / limit as f64),
-            _ => None,
-        })?;
+    let percent =
+        config.get("creditUsagePercent").and_then(Value::as_f64).filter(|p| (0.0..=100.0).contains(p)).or_else(
+            || match (used, limit) {
+                (Some(used), Some(limit)) if limit > 0 => Some(used as f64 * 100.0 / limit as f64),
+                _ => None,
+            },
+        )?;
     let period = config.get("currentPeriod");
     let parse_time = |key: &str| {
         let text = period?.get(key)?.as_str()?;

@@ -69,8 +69,8 @@ impl CatalogSource for XaiProvider {
         if fetched.status != 200 {
             return Err(CatalogFetchError(format!("the models endpoint answered {}", fetched.status)));
         }
-        let body: Value =
-            serde_json::from_slice(&fetched.body).map_err(|_| CatalogFetchError("the models answer is not JSON".into()))?;
+        let body: Value = serde_json::from_slice(&fetched.body)
+            .map_err(|_| CatalogFetchError("the models answer is not JSON".into()))?;
         let models = parse_models(&body).ok_or_else(|| CatalogFetchError("the models answer was rejected".into()))?;
         Ok(CatalogFetch::Models { etag: None, models })
     }

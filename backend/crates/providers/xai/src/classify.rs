@@ -33,12 +33,8 @@ const CREDENTIAL_WORDS: &[&str] =
     &["bad-credentials", "bad_credentials", "authentication", "unauthorized", "invalid token", "token expired"];
 const ACCOUNT_WORDS: &[&str] = &["disabled", "suspended", "blocked", "banned", "deactivated", "subscription"];
 const ACCOUNT_QUOTA: &[&str] = &["personal_team_blocked_spending_limit", "quota_exceeded", "insufficient_quota"];
-const FREE_QUOTA: &[&str] = &[
-    "subscription_free_usage_exhausted",
-    "free_usage_exhausted",
-    "usage_limit_exceeded",
-    "free_tier_limit",
-];
+const FREE_QUOTA: &[&str] =
+    &["subscription_free_usage_exhausted", "free_usage_exhausted", "usage_limit_exceeded", "free_tier_limit"];
 const QUOTA_PHRASES: &[&str] = &["used all the included free usage", "usage resets over a rolling", "spending limit"];
 
 /// What the upstream said.
@@ -100,7 +96,8 @@ pub fn classify(status: u16, body: &[u8], retry_after: Option<i64>, now: OffsetD
             sent(FailureClass::ModelNotSupported, "upstream 403: model access denied".to_owned())
         }
         403 => {
-            let reason = if ACCOUNT_WORDS.iter().any(|w| lowered.contains(w)) { "account_disabled" } else { "forbidden" };
+            let reason =
+                if ACCOUNT_WORDS.iter().any(|w| lowered.contains(w)) { "account_disabled" } else { "forbidden" };
             sent(FailureClass::AccountUnusable { reason: reason.to_owned() }, format!("upstream 403 ({reason})"))
         }
         402 | 429 | 400 if is_quota(&parsed, &lowered) => return quota(status, &parsed, &lowered, retry, now),

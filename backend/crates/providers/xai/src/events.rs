@@ -106,14 +106,15 @@ impl Translator {
             return Translated::Dropped;
         }
         let id = event.get("response").and_then(|r| r.get("id")).and_then(Value::as_str).map(str::to_owned);
+        let terminal = TERMINAL.contains(&kind.as_str());
         if kind == "response.created" {
             self.response_id = id;
-        } else if TERMINAL.contains(&kind.as_str()) && kind != "error" {
-            if let (Some(created), Some(terminal)) = (&self.response_id, &id)
-                && created != terminal
-            {
-                return Translated::Mismatch;
-            }
+        } else if terminal
+            && kind != "error"
+            && let (Some(created), Some(closing)) = (&self.response_id, &id)
+            && created != closing
+        {
+            return Translated::Mismatch;
         }
         if kind == "error" || kind == "response.failed" {
             scrub_messages(&mut event);
@@ -121,7 +122,7 @@ impl Translator {
         event.insert("type".to_owned(), Value::String(kind.clone()));
         event.insert("sequence_number".to_owned(), Value::from(self.next_sequence));
         self.next_sequence += 1;
-        if TERMINAL.contains(&kind.as_str()) {
+        if terminal {
             self.finished = true;
         }
         let data = serde_json::to_vec(&Value::Object(event)).unwrap_or_default();

@@ -57,10 +57,9 @@ pub fn parse(input: &[u8]) -> Result<Vec<(usize, ParsedEntry)>, ImportError> {
         .enumerate()
         .map(|(index, entry)| {
             let number = index + 1;
-            decode_entry(&entry).map(|parsed| (number, parsed)).map_err(|reason| ImportError::Entry {
-                entry: number,
-                reason: reason.to_owned(),
-            })
+            decode_entry(&entry)
+                .map(|parsed| (number, parsed))
+                .map_err(|reason| ImportError::Entry { entry: number, reason: reason.to_owned() })
         })
         .collect()
 }

@@ -174,7 +174,8 @@ impl OAuthLogin for XaiOAuth {
 
     async fn begin_device(&self) -> Result<DeviceStart, OAuthFailure> {
         let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
-        let url = endpoints.device_authorization_endpoint.unwrap_or_else(|| format!("{}/oauth2/device/code", self.issuer));
+        let url =
+            endpoints.device_authorization_endpoint.unwrap_or_else(|| format!("{}/oauth2/device/code", self.issuer));
         let answer = crate::oauth_device::request_code(&self.http, &url, &self.client_id, SCOPE).await?;
         let pending = Pending { verifier: None, nonce: None, device_code: Some(answer.device_code) };
         Ok(DeviceStart {
@@ -194,7 +195,8 @@ impl OAuthLogin for XaiOAuth {
         let pending = Self::read(payload)?;
         let device_code = pending.device_code.ok_or(OAuthFailure::CorruptFlow)?;
         let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
-        let form = [("grant_type", DEVICE_GRANT), ("device_code", device_code.as_str()), ("client_id", &self.client_id)];
+        let form =
+            [("grant_type", DEVICE_GRANT), ("device_code", device_code.as_str()), ("client_id", &self.client_id)];
         match self.refresher.post_token(Some(&endpoints.token_endpoint), &form).await {
             Ok(answer) => Ok(DevicePoll::Approved(Box::new(self.credential(answer, None).await?))),
             Err(refusal) if matches!(refusal.code.as_deref(), Some("authorization_pending" | "slow_down")) => {

@@ -125,7 +125,10 @@ impl XaiProvider {
     }
 
     /// The newest stored credential (off the hot path: catalog and billing fetches).
-    pub(crate) async fn freshest_credential(&self, account: &AccountEntry) -> Result<Arc<XaiCredential>, AttemptFailure> {
+    pub(crate) async fn freshest_credential(
+        &self,
+        account: &AccountEntry,
+    ) -> Result<Arc<XaiCredential>, AttemptFailure> {
         let credential = self.credential_for(account)?;
         let known =
             self.lock_cache().get(&account.id()).map(|c| c.revision).unwrap_or(account.record.credential_revision);

@@ -85,7 +85,11 @@ impl Refresher {
 
     /// POSTs a form to a token endpoint (`url`, else the issuer's): the success answer, or the
     /// refusal (status and code; no status when nothing usable came back).
-    pub(crate) async fn post_token(&self, url: Option<&str>, form: &[(&str, &str)]) -> Result<TokenAnswer, TokenRefusal> {
+    pub(crate) async fn post_token(
+        &self,
+        url: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> Result<TokenAnswer, TokenRefusal> {
         let unavailable = |message: &str| TokenRefusal { status: None, code: None, message: message.to_owned() };
         let encoded = serde_urlencoded::to_string(form).map_err(|_| unavailable("the form cannot be encoded"))?;
         let request = HttpRequest::post(url.unwrap_or(&self.token_url))

@@ -33,7 +33,9 @@ impl CredentialRenewer for XaiRenewer {
                 access_token_expires_at: next.expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok()),
                 document: next.encode(),
             }),
-            Err(RefreshError::Permanent { code }) => Err(RenewFailure::Permanent { state: CredentialState::Invalid, reason: code }),
+            Err(RefreshError::Permanent { code }) => {
+                Err(RenewFailure::Permanent { state: CredentialState::Invalid, reason: code })
+            }
             Err(RefreshError::Transient(message)) => Err(RenewFailure::Transient(message)),
             Err(RefreshError::NoRefreshToken) => Err(RenewFailure::NoRefreshToken),
         }

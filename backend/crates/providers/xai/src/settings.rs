@@ -23,7 +23,6 @@ pub struct XaiSettings {
     pub client_id: String,
     /// `x-grok-client-version` until the version check moves it.
     pub client_version: String,
-    pub header_timeout: Duration,
     pub stream_idle_timeout: Duration,
     pub refresh_timeout: Duration,
     /// Allow `http://` upstream URLs on loopback addresses (tests, the simulator).
@@ -44,7 +43,6 @@ impl Default for XaiSettings {
             npm_registry_url: None,
             client_id: GROK_CLI_CLIENT_ID.to_owned(),
             client_version: PINNED_GROK_CLI_VERSION.to_owned(),
-            header_timeout: Duration::from_secs(90),
             stream_idle_timeout: Duration::from_secs(300),
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
@@ -87,7 +85,8 @@ impl XaiSettings {
     /// semver client version. Called at start-up and by [`crate::XaiProvider::new`].
     pub fn check(&self) -> Result<CheckedUrls, InvalidSetting> {
         let url = |setting, value: &str| {
-            checked_base_url(value, self.allow_http_loopback).map_err(|e| InvalidSetting { setting, reason: e.to_string() })
+            checked_base_url(value, self.allow_http_loopback)
+                .map_err(|e| InvalidSetting { setting, reason: e.to_string() })
         };
         let inference = url(XaiSetting::InferenceUrl, &self.inference_url)?;
         let issuer = url(XaiSetting::IssuerUrl, &self.issuer_url)?;

@@ -183,7 +183,10 @@ pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
                     if state.translator.finished() {
                         return None;
                     }
-                    return Some((Err(stream_failure("the upstream stream ended before its terminal event", false)), state));
+                    return Some((
+                        Err(stream_failure("the upstream stream ended before its terminal event", false)),
+                        state,
+                    ));
                 }
             }
         }

@@ -1,1 +1,9 @@
-//! Integration tests of provider-xai.
+//! Integration tests of provider-xai: the error table, the event re-synthesis, the request
+//! edits, the import formats, and both OAuth logins against the simulator's OIDC issuer (real
+//! sockets, ES256 ID tokens checked against its JWKS).
+
+mod classify;
+mod events;
+mod import;
+mod oauth;
+mod request;

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 const MAX_DOCUMENT: usize = 256 * 1024;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct Endpoints {
     pub issuer: String,
     pub token_endpoint: String,
