@@ -2,6 +2,7 @@
 //! edits, the import formats, and both OAuth logins against the simulator's OIDC issuer (real
 //! sockets, ES256 ID tokens checked against its JWKS).
 
+mod catalog_billing;
 mod classify;
 mod events;
 mod import;
