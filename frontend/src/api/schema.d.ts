@@ -2541,7 +2541,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `openai` (`xai` has no login yet) */
+                /** @description `openai` or `xai` */
                 provider: "openai" | "xai";
             };
             cookie?: never;

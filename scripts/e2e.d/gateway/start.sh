@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # Starts the upstream simulator and a provisioned gateway for an e2e script.
 # Source it after scripts/lib/services.sh; it sets SIM, GW (base URL), KEY and GW_ENV (a file of
-# exports for further `switchboard` commands) and registers cleanup. Needs: REPO, WORK, fail().
+# exports for further `switchboard` commands) and registers cleanup. Needs: REPO, HERE, WORK, fail().
 
 # shellcheck source=../../lib/build.sh
 source "$REPO/scripts/lib/build.sh"
 
-gateway_start() { # $1 = comma-separated simulator account ids
+gateway_start() { # $1 = comma-separated simulator account ids (`xai:ID` for an xAI account)
   (cd "$REPO" && sb_build -p upstream-sim -p switchboard) || fail "build failed"
   local bin="$REPO/target/debug"
   "$bin/upstream-sim" --listen 127.0.0.1:0 >"$WORK/sim.out" 2>"$WORK/sim.err" &
@@ -31,12 +31,22 @@ export SWITCHBOARD_SECRETS_MASTER_KEY='$("$bin/switchboard" master-key)'
 export SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK=true
 export SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL='$SIM/backend-api'
 export SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL='$SIM'
+export SWITCHBOARD_PROVIDERS_XAI_INFERENCE_URL='$SIM/xai/v1'
+export SWITCHBOARD_PROVIDERS_XAI_ISSUER_URL='$SIM/xai'
+export SWITCHBOARD_PROVIDERS_XAI_NPM_REGISTRY_URL='$SIM/npm'
 export SWITCHBOARD_SERVER_LISTEN='127.0.0.1:$port'
 export SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS=200
 export SWITCHBOARD_SERVER_DATA_DIR='$WORK/data'
 ENV
   local id
   for id in ${1//,/ }; do
+    if [[ "$id" == xai:* ]]; then
+      curl -fsS -X POST "$SIM/_sim/accounts" -H 'content-type: application/json' \
+        -d "{\"id\":\"${id#xai:}\",\"provider\":\"xai\"}" \
+        | "$CLIENTS_PYTHON" "$HERE/grok_auth_json.py" \
+        | (source "$GW_ENV" && "$bin/switchboard" account import --provider xai -) >/dev/null || fail "xai import failed"
+      continue
+    fi
     curl -fsS -X POST "$SIM/_sim/accounts" -H 'content-type: application/json' -d "{\"id\":\"$id\",\"plan\":\"pro\"}" \
       | "$CLIENTS_PYTHON" -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["tokens"]["codex_auth_json"]))' \
       | (source "$GW_ENV" && "$bin/switchboard" account import -) >/dev/null || fail "account import failed"

@@ -9,6 +9,7 @@ mod probes;
 mod recovery;
 pub mod storage;
 mod updates;
+mod xai;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +23,7 @@ pub use accounts::Accounts;
 pub use admin::PASSWORD_FILE;
 pub use data_plane::{check_provider_settings, invalid_setting, openai_settings};
 pub use storage::{Facts, Mode, Role, Storage, open as open_storage, open_postgres};
+pub use xai::{invalid_xai_setting, xai_settings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {

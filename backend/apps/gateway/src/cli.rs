@@ -86,8 +86,14 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum AccountCommand {
     /// Import credentials: a Codex auth.json, an export bundle, CLIProxyAPI files, or lines of
-    /// refresh/access tokens. FILE `-` reads standard input.
-    Import { file: String },
+    /// refresh/access tokens (`--provider openai`); a Grok CLI `~/.grok/auth.json`, an export
+    /// bundle or token objects (`--provider xai`). FILE `-` reads standard input.
+    Import {
+        file: String,
+        /// `openai` (default) or `xai`.
+        #[arg(long, default_value = "openai")]
+        provider: String,
+    },
     /// List accounts with their derived state.
     List,
     /// Change an account's scheduling facts.
@@ -250,7 +256,9 @@ pub fn main() -> ExitCode {
                 Command::Admin(AdminCommand::ResetPassword { username, stdin }) => {
                     run(commands::admin_users::reset(config, username, stdin))
                 }
-                Command::Account(AccountCommand::Import { file }) => run(commands::account_import(config, file)),
+                Command::Account(AccountCommand::Import { file, provider }) => {
+                    run(commands::account_import(config, file, provider))
+                }
                 Command::Account(AccountCommand::List) => run(commands::account_list(config)),
                 Command::Account(AccountCommand::Update { id, enable, disable, weight, cap, cap_default }) => {
                     let enabled = if enable {

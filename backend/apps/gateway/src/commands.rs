@@ -41,8 +41,15 @@ async fn importer(config: &Config, store: &Arc<dyn Facts>) -> Result<Arc<OpenAiP
         .map_err(|e| StartError::Config(invalid_setting(e)))
 }
 
-/// `switchboard account import FILE|-`
-pub async fn account_import(mut config: Config, file: String) -> Result<(), StartError> {
+async fn xai_importer(config: &Config, store: &Arc<dyn Facts>) -> Result<Arc<provider_xai::XaiProvider>, StartError> {
+    let settings = crate::bootstrap::xai_settings(config)?;
+    provider_xai::XaiProvider::new(&settings, store.clone())
+        .map(Arc::new)
+        .map_err(|e| StartError::Config(crate::bootstrap::invalid_xai_setting(e)))
+}
+
+/// `switchboard account import [--provider openai|xai] FILE|-`
+pub async fn account_import(mut config: Config, file: String, provider: String) -> Result<(), StartError> {
     let mut input = Vec::new();
     if file == "-" {
         std::io::stdin().read_to_end(&mut input).map_err(failed)?;
@@ -50,7 +57,11 @@ pub async fn account_import(mut config: Config, file: String) -> Result<(), Star
         input = std::fs::read(&file).map_err(|e| failed(format!("cannot read {file}: {e}")))?;
     }
     let store = open_facts(&mut config).await?;
-    let importer = importer(&config, &store).await?;
+    let importer: Arc<dyn CredentialImporter> = match provider.as_str() {
+        "openai" => importer(&config, &store).await?,
+        "xai" => xai_importer(&config, &store).await?,
+        other => return Err(failed(format!("unknown provider `{other}`: use openai or xai"))),
+    };
     let report = import_accounts(store.as_ref(), importer.as_ref(), actor(), &input).await.map_err(failed)?;
     store.close().await;
     let ids = |l: &[gateway_core::domain::AccountId]| l.iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(",");
@@ -101,7 +112,8 @@ pub async fn account_export(mut config: Config, confirmed: bool, file: Option<St
         return Err(failed("the export holds live tokens: confirm with --yes-export-secrets"));
     }
     let store = open_facts(&mut config).await?;
-    let importers: Vec<Arc<dyn CredentialImporter>> = vec![importer(&config, &store).await?];
+    let importers: Vec<Arc<dyn CredentialImporter>> =
+        vec![importer(&config, &store).await?, xai_importer(&config, &store).await?];
     let bundle = export_accounts(store.as_ref(), store.as_ref(), &importers, actor(), &[]).await.map_err(failed)?;
     let text = serde_json::to_string_pretty(&bundle).map_err(failed)?;
     match file {

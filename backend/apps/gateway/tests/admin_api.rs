@@ -12,6 +12,7 @@ mod live_events;
 mod login_limits;
 mod oauth;
 mod oauth_at_rest;
+mod oauth_xai;
 mod proxies;
 mod routing;
 mod secrets;

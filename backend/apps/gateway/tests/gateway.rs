@@ -87,6 +87,9 @@ impl Gateway {
             ("SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK".into(), "true".into()),
             ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL".into(), format!("{}/backend-api", sim.base_url())),
             ("SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL".into(), sim.oauth_issuer_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_INFERENCE_URL".into(), sim.xai_base_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_ISSUER_URL".into(), sim.xai_issuer_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_NPM_REGISTRY_URL".into(), sim.npm_registry_url()),
             ("SWITCHBOARD_SERVER_LISTEN".into(), format!("127.0.0.1:{port}")),
             ("SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS".into(), "200".into()),
             ("SWITCHBOARD_LOG_FORMAT".into(), "json".into()),
@@ -107,8 +110,13 @@ impl Gateway {
             ((*k).to_owned(), value)
         }));
         for token in &tokens {
-            let auth = serde_json::to_vec(&token.codex_auth_json()).expect("json");
-            run(&env, &["account", "import", "-"], Some(&auth));
+            if token.provider == upstream_sim::Provider::Xai {
+                let auth = serde_json::to_vec(&token.grok_auth_json()).expect("json");
+                run(&env, &["account", "import", "--provider", "xai", "-"], Some(&auth));
+            } else {
+                let auth = serde_json::to_vec(&token.codex_auth_json()).expect("json");
+                run(&env, &["account", "import", "-"], Some(&auth));
+            }
         }
         let key = run(&env, &["key", "create", "e2e"], None).trim().to_owned();
         let log = std::env::temp_dir().join(format!("switchboard-e2e-{}-{port}.log", std::process::id()));

@@ -39,6 +39,19 @@ impl Default for PriceTable {
         for model in ["gpt-5.2", "gpt-5.2-codex", "gpt-5.3-codex", "gpt-5.4"] {
             models.insert(model.to_owned(), newer);
         }
+        // xAI list prices (PROTOCOL H.4).
+        let grok = Price { input: 2.0, cached_input: 0.3, output: 6.0 };
+        let grok_build = Price { input: 1.0, cached_input: 0.2, output: 2.0 };
+        let grok_4_3 = Price { input: 1.25, cached_input: 0.2, output: 2.5 };
+        models.insert("grok-4.5".to_owned(), grok);
+        for model in ["grok-build-0.1", "grok-code-fast-1", "grok-composer-2.5-fast"] {
+            models.insert(model.to_owned(), grok_build);
+        }
+        for model in
+            ["grok-4.3", "grok-4.20-0309-reasoning", "grok-4.20-0309-non-reasoning", "grok-4.20-0309-multi-agent"]
+        {
+            models.insert(model.to_owned(), grok_4_3);
+        }
         Self { models, fallback: gpt5 }
     }
 }

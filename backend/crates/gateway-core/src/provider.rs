@@ -155,6 +155,9 @@ pub enum FailureClass {
     /// This gateway ran out of local resources (descriptors, ports): the account is not to
     /// blame, nothing is cooled down, the client is told to retry.
     GatewayOverloaded,
+    /// The upstream refused the client version the gateway presents (xAI's 426 gate): the
+    /// account is not to blame and nothing is cooled down; the provider refreshes its version.
+    ClientVersionRejected,
     /// The state a `previous_response_id` needs is gone (no live socket holds it, or the
     /// upstream answered `previous_response_not_found`): the client must resend the history.
     ContinuationLost,
@@ -196,6 +199,7 @@ impl AttemptFailure {
             FailureClass::Rejected(_) => "upstream_rejected",
             FailureClass::ContinuationLost => "previous_response_not_found",
             FailureClass::GatewayOverloaded => "gateway_overloaded",
+            FailureClass::ClientVersionRejected => "client_version_rejected",
         }
     }
 }

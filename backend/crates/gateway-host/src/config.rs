@@ -7,6 +7,7 @@
 mod admin;
 mod load;
 mod update;
+mod xai;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use admin::AdminConfig;
 pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
 pub use update::{RestartMode, UpdateConfig};
+pub use xai::XaiConfig;
 
 /// The environment variable that names the configuration file.
 pub const CONFIG_FILE_ENV: &str = "SWITCHBOARD_CONFIG";
@@ -260,6 +262,7 @@ pub struct ProvidersConfig {
     /// How often each replica re-reads the model catalogs (conditional on the entity tag).
     pub catalog_refresh_seconds: u64,
     pub openai: OpenAiConfig,
+    pub xai: XaiConfig,
 }
 
 impl Default for ProvidersConfig {
@@ -272,6 +275,7 @@ impl Default for ProvidersConfig {
             quota_probe_batch: 100,
             catalog_refresh_seconds: 300,
             openai: OpenAiConfig::default(),
+            xai: XaiConfig::default(),
         }
     }
 }
@@ -428,6 +432,7 @@ impl Config {
             ("providers.quota_probe_period_seconds", self.providers.quota_probe_period_seconds),
             ("providers.catalog_refresh_seconds", self.providers.catalog_refresh_seconds),
             ("providers.openai.version_check_period_seconds", self.providers.openai.version_check_period_seconds),
+            ("providers.xai.version_check_period_seconds", self.providers.xai.version_check_period_seconds),
             ("providers.refresh_batch", u64::from(self.providers.refresh_batch)),
             ("providers.quota_probe_batch", u64::from(self.providers.quota_probe_batch)),
         ] {

@@ -35,6 +35,9 @@ pub enum ErrorCode {
     OperationNotSupported,
     ShuttingDown,
     GatewayOverloaded,
+    /// The upstream refused the gateway's client version (xAI's 426 gate): no account is to
+    /// blame; the gateway refreshes the version it presents.
+    ClientVersionRejected,
     InternalError,
 }
 
@@ -67,6 +70,7 @@ impl ErrorCode {
             Self::OperationNotSupported => (400, INVALID, "operation_not_supported"),
             Self::ShuttingDown => (503, "server_error", "shutting_down"),
             Self::GatewayOverloaded => (503, "server_error", "gateway_overloaded"),
+            Self::ClientVersionRejected => (502, "server_error", "client_version_rejected"),
             Self::InternalError => (500, "server_error", "internal_error"),
         }
     }

@@ -37,6 +37,7 @@ fn every_code_has_a_distinct_string_and_a_client_or_server_status() {
         MethodNotAllowed,
         ShuttingDown,
         GatewayOverloaded,
+        ClientVersionRejected,
         InternalError,
     ];
     let mut codes: Vec<&str> = all.iter().map(|c| c.code()).collect();

@@ -20,6 +20,7 @@ pub mod error;
 pub mod http;
 pub mod proxy;
 pub mod tls;
+pub mod upstream_url;
 pub mod websocket;
 
 pub use connect::{Connector, Stream, Target};

@@ -60,6 +60,7 @@ pub use server::ConnectionInfo;
 pub use state::DeviceDecision;
 pub use tls::TestCa;
 pub use tokens::{RefreshOutcome, TokenSet};
+pub use xai::signing::{KEY_ID as XAI_KEY_ID, sign_id_token as sign_xai_id_token};
 
 use state::SimState;
 

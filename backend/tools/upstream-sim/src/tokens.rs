@@ -163,7 +163,7 @@ pub fn mint(account: &Account, issuer: &str, client_id: &str, nonce: Option<&str
                 account_id: account.id.clone(),
                 provider: Provider::Xai,
                 access_token: token("xai-at-"),
-                id_token: unsigned_jwt(&claims),
+                id_token: crate::xai::signing::sign_id_token(&claims),
                 refresh_token: token("xai-rt-"),
                 expires_in: account.access_token_ttl_secs,
                 expires_at,

@@ -7,6 +7,7 @@
 pub mod catalog;
 pub mod chat;
 pub mod responses;
+pub mod signing;
 
 use std::sync::Arc;
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use gateway_admin::oauth::OAuthLogins;
 use gateway_core::catalog::sync_catalogs;
+use gateway_core::catalog::{CatalogBook, CatalogSource};
 use gateway_core::coordination::{Leases, PeriodicLeader, ReplicaId};
 use gateway_core::credential_refresh::{CredentialRefresher, RefreshPorts, RefreshSettings};
 use gateway_core::oauth_login::OAuthLogin;
@@ -19,13 +20,15 @@ use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::SnapshotHolder;
 use gateway_host::{Config, ConfigError, FnWorker, WorkerContext, WorkerRuntime};
 use provider_openai::OpenAiProvider;
+use provider_xai::XaiProvider;
 
-use super::{StartError, Storage, invalid_setting, openai_settings};
+use super::{StartError, Storage, invalid_setting, invalid_xai_setting, openai_settings, xai_settings};
 
 /// What the admin API and the data plane use of the account lifecycle.
 #[derive(Clone)]
 pub struct Accounts {
     pub openai: Arc<OpenAiProvider>,
+    pub xai: Arc<XaiProvider>,
     /// The one refresh path ("refresh now" in the admin API).
     pub refresher: Arc<CredentialRefresher>,
     /// On-demand quota probes.
@@ -53,23 +56,26 @@ pub fn build(
 
     let provider = OpenAiProvider::new(&openai_settings(config), store.clone())
         .map_err(|e| StartError::Config(invalid_setting(e)))?;
+    let xai = XaiProvider::new(&xai_settings(config)?, store.clone())
+        .map_err(|e| StartError::Config(invalid_xai_setting(e)))?;
     let ports = RefreshPorts { accounts: store.clone(), credentials: store.clone(), leases: leases.clone() };
     let refresher = Arc::new(CredentialRefresher::new(
         ports,
         replica.clone(),
-        vec![Arc::new(provider.renewer())],
+        vec![Arc::new(provider.renewer()), Arc::new(xai.renewer())],
         snapshots.clone(),
         RefreshSettings::default(),
     ));
     let openai = Arc::new(provider.with_refresher(refresher.clone()));
+    let xai = Arc::new(xai.with_refresher(refresher.clone()));
     let prober = Arc::new(QuotaProber::new(
-        vec![openai.clone() as Arc<dyn QuotaProbe>],
+        vec![openai.clone() as Arc<dyn QuotaProbe>, xai.clone() as Arc<dyn QuotaProbe>],
         quota,
         storage.coordination.clone(),
         snapshots.clone(),
     ));
     let logins = Arc::new(OAuthLogins::new(
-        vec![Arc::new(openai.oauth()) as Arc<dyn OAuthLogin>],
+        vec![Arc::new(openai.oauth()) as Arc<dyn OAuthLogin>, Arc::new(xai.oauth()) as Arc<dyn OAuthLogin>],
         storage.coordination.clone(),
         store.clone(),
         store.clone(),
@@ -78,13 +84,19 @@ pub fn build(
     let providers = &config.providers;
     register(workers, refresh_worker(&refresher, &leases, &replica, providers))?;
     register(workers, quota_worker(&prober, &leases, &replica, providers))?;
-    register(workers, catalog_worker(&openai, snapshots, Duration::from_secs(providers.catalog_refresh_seconds)))?;
+    let catalog_period = Duration::from_secs(providers.catalog_refresh_seconds);
+    register(workers, catalog_worker("catalog-sync", openai.catalog(), &openai, snapshots, catalog_period))?;
+    register(workers, catalog_worker("catalog-sync-xai", xai.catalog(), &xai, snapshots, catalog_period))?;
     if let Some(url) = &providers.openai.appcast_url {
         openai.version_check(url).map_err(|e| invalid("providers.openai.appcast_url", &e))?;
         let period = Duration::from_secs(providers.openai.version_check_period_seconds);
         register(workers, version_worker(&openai, url.clone(), period))?;
     }
-    Ok(Accounts { openai, refresher, prober, logins, replica })
+    if let Some(check) = xai.version_check() {
+        let period = Duration::from_secs(providers.xai.version_check_period_seconds);
+        register(workers, grok_version_worker(check, period))?;
+    }
+    Ok(Accounts { openai, xai, refresher, prober, logins, replica })
 }
 
 fn refresh_worker(
@@ -143,25 +155,54 @@ fn quota_worker(
     })
 }
 
-fn catalog_worker(
-    openai: &Arc<OpenAiProvider>,
+fn catalog_worker<P: CatalogSource + 'static>(
+    name: &'static str,
+    book: &Arc<CatalogBook>,
+    source: &Arc<P>,
     snapshots: &SnapshotHolder,
     period: Duration,
 ) -> Arc<dyn gateway_host::Worker> {
-    let (openai, snapshots) = (openai.clone(), snapshots.clone());
-    FnWorker::daemon("catalog-sync", move |ctx: WorkerContext| {
-        let (openai, snapshots) = (openai.clone(), snapshots.clone());
+    let (book, source, snapshots) = (book.clone(), source.clone(), snapshots.clone());
+    FnWorker::daemon(name, move |ctx: WorkerContext| {
+        let (book, source, snapshots) = (book.clone(), source.clone(), snapshots.clone());
         Box::pin(async move {
             loop {
-                openai.catalog().take_resync();
-                let report = sync_catalogs(openai.catalog(), openai.as_ref(), &snapshots.current()).await;
+                book.take_resync();
+                let report = sync_catalogs(&book, source.as_ref(), &snapshots.current()).await;
                 if !report.updated.is_empty() || !report.failed.is_empty() {
                     tracing::info!(?report, "model catalogs synced");
                 }
                 tokio::select! {
                     () = ctx.stopping() => return Ok(()),
                     () = tokio::time::sleep(period) => {}
-                    () = openai.catalog().resync_requested() => {}
+                    () = book.resync_requested() => {}
+                }
+            }
+        })
+    })
+}
+
+/// The Grok CLI version check: every period, and at once when the upstream refused the
+/// version (426).
+fn grok_version_worker(
+    check: provider_xai::version_check::VersionCheck,
+    period: Duration,
+) -> Arc<dyn gateway_host::Worker> {
+    let check = Arc::new(check);
+    FnWorker::daemon("version-check-xai", move |ctx: WorkerContext| {
+        let check = check.clone();
+        Box::pin(async move {
+            loop {
+                match check.check().await {
+                    Ok(outcome) => tracing::debug!(?outcome, "Grok CLI version check"),
+                    Err(err) => {
+                        tracing::warn!(error = %err, "Grok CLI version check failed; keeping the current version")
+                    }
+                }
+                tokio::select! {
+                    () = ctx.stopping() => return Ok(()),
+                    () = tokio::time::sleep(period) => {}
+                    () = check.version().check_requested() => {}
                 }
             }
         })

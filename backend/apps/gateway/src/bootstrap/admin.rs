@@ -33,6 +33,8 @@ pub fn ports(
     let redis = storage.coordination.clone();
     let openai = OpenAiProvider::new(&openai_settings(config), store.clone())
         .map_err(|e| StartError::Wiring(format!("openai importer: {e}")))?;
+    let xai = provider_xai::XaiProvider::new(&super::xai_settings(config)?, store.clone())
+        .map_err(|e| StartError::Wiring(format!("xai importer: {e}")))?;
     Ok(AdminPorts {
         uow: Arc::new(PublishingUnitOfWork::new(store.clone(), redis.clone())),
         users: store.clone(),
@@ -50,7 +52,7 @@ pub fn ports(
         cooldowns: redis.clone(),
         in_flight: redis.clone(),
         notifier: redis,
-        importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>],
+        importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>, Arc::new(xai) as Arc<dyn CredentialImporter>],
         actions: Arc::new(AccountChecks::new(accounts.refresher.clone(), accounts.prober.clone())),
         logins: accounts.logins.clone(),
         url_guard: Arc::new(UrlGuard::new(

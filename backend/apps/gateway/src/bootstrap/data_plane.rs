@@ -109,7 +109,7 @@ pub fn check_provider_settings(config: &Config) -> Result<(), ConfigError> {
     if let Some(url) = &config.providers.openai.appcast_url {
         settings.check_appcast_url(url).map_err(invalid_setting)?;
     }
-    Ok(())
+    super::xai::check_xai_settings(config)
 }
 
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
@@ -149,7 +149,10 @@ pub async fn build(
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
     let quota = Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone()));
     let accounts = accounts::build(config, storage, &snapshots, quota.clone(), workers)?;
-    let providers = ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>]);
+    // OpenAI first: the route plan falls back to xAI (while nothing was sent) for the models
+    // both serve (`providers.xai.model_map`).
+    let providers =
+        ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>, accounts.xai.clone() as Arc<dyn Provider>]);
 
     // Observations: a bounded queue drained by one flush worker.
     let (observations, receiver) =

@@ -100,8 +100,12 @@ async fn login_mistakes_answer_in_the_envelope_with_their_field() {
     let unknown_provider = admin.post("/oauth/bogus/start", json!({})).await;
     assert_eq!(unknown_provider.status, 422);
     assert_eq!(unknown_provider.json()["error"]["fields"][0]["field"], "provider");
-    let no_login = admin.post("/oauth/xai/start", json!({})).await;
-    assert_eq!((no_login.status.as_u16(), no_login.code().as_str()), (400, "provider_unsupported"));
+    // xAI has its own login: PKCE, state and an OIDC nonce, back to the Grok CLI's loopback.
+    let xai = admin.post("/oauth/xai/start", json!({})).await;
+    assert_eq!(xai.status.as_u16(), 200);
+    let authorize = xai.json()["authorizeUrl"].as_str().unwrap_or_default().to_owned();
+    assert!(authorize.contains("/xai/oauth2/authorize?") && authorize.contains("nonce="), "{authorize}");
+    assert!(authorize.contains("code_challenge_method=S256"), "{authorize}");
     let no_account = admin.post("/oauth/openai/start", json!({"accountId": 999999})).await;
     assert_eq!((no_account.status.as_u16(), no_account.code().as_str()), (404, "not_found"));
     let no_flow = admin.post("/oauth/openai/device/poll", json!({"flowId": "0123"})).await;

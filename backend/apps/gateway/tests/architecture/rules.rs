@@ -42,7 +42,11 @@ const RULES: &[Rule] = &[
         // The network only through gateway-transport: no client stack of its own.
         forbidden: &[INFRA, &["axum", "reqwest", "hyper", "hyper-util", "tokio-rustls", "httparse"]],
     },
-    Rule { package: "provider-xai", workspace: &["gateway-core", "gateway-protocol"], forbidden: &[INFRA, &["axum"]] },
+    Rule {
+        package: "provider-xai",
+        workspace: &["gateway-core", "gateway-protocol", "gateway-transport"],
+        forbidden: &[INFRA, &["axum", "reqwest", "hyper", "hyper-util", "tokio-rustls", "httparse"]],
+    },
     Rule {
         package: "switchboard",
         workspace: &[

@@ -76,6 +76,7 @@ const SWEPT: &[&str] = &[
     "gateway-store::RedisSettings",
     "provider-openai::OpenAiCredential",
     "provider-openai::DecodedCredential",
+    "provider-xai::XaiCredential",
     "gateway-transport::ProxyUrl",
 ];
 
@@ -85,6 +86,8 @@ const EXEMPT: &[(&str, &str)] = &[
     ("gateway-admin::DeviceLoginStarted", "the public verification address and the user code shown to the admin"),
     ("provider-openai::OpenAiSettings", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
     ("gateway-host::OpenAiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
+    ("provider-xai::XaiSettings", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
+    ("gateway-host::XaiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
 ];
 
 fn assert_hidden(what: &str, debug: &str) {
@@ -331,7 +334,16 @@ fn provider_types() -> Vec<(&'static str, String)> {
         provider_openai::import::DecodedCredential { identity: credential.identity(), credential: credential.clone() };
     let refused = provider_openai::upstream_url::checked_base_url(&url_with_password("https"), false)
         .expect_err("credentials in an upstream URL are refused");
+    let xai = provider_xai::credential::XaiCredential {
+        access_token: SecretString::from(SECRET.to_owned()),
+        refresh_token: Some(SecretString::from(SECRET.to_owned())),
+        expires_at: None,
+        user_id: Some("user".to_owned()),
+        email: None,
+        team_id: None,
+    };
     vec![
+        ("provider-xai::XaiCredential", format!("{xai:?}")),
         ("provider-openai::OpenAiCredential", format!("{credential:?}")),
         ("provider-openai::DecodedCredential", format!("{decoded:?}")),
         ("provider-openai::UrlRefused (refusal message)", format!("{refused:?} / {refused}")),

@@ -120,7 +120,7 @@ impl From<LoginStarted> for LoginStartedView {
 
 /// Starts a browser login: returns the authorize address and the flow id (valid 10 minutes).
 #[utoipa::path(post, path = "/api/admin/oauth/{provider}/start", tag = "oauth",
-    params(("provider" = inline(Provider), Path, description = "`openai` (`xai` has no login yet)")),
+    params(("provider" = inline(Provider), Path, description = "`openai` or `xai`")),
     request_body = StartRequest,
     responses((status = 200, body = LoginStartedView), (status = "4XX", body = ErrorBody),
         (status = 502, description = "the upstream failed", body = ErrorBody)))]

@@ -12,6 +12,7 @@
 //! | ambiguous (timeout/reset after the write) | never replayed: the client gets the error |
 //! | rejected (the request itself: 4xx about the body, 1009, too big to send) | the client gets the error; no other account, no account state |
 //! | gateway out of descriptors/ports | 503 `gateway_overloaded`; no account is blamed |
+//! | client version rejected (xAI 426) | 502 `client_version_rejected`; no account is blamed |
 //!
 //! [`circuit_outcome`] says what the same failure tells the provider circuit: only connect
 //! failures and 5xx count as failures; any other answer shows the upstream is up.
@@ -67,6 +68,13 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
             ApiError::new(ErrorCode::GatewayOverloaded, "The gateway is out of connections; try again shortly.")
                 .with_retry_after(1),
         ),
+        FailureClass::ClientVersionRejected => Next::Fail(
+            ApiError::new(
+                ErrorCode::ClientVersionRejected,
+                "The upstream rejected the gateway's client version; the gateway is updating it, try again shortly.",
+            )
+            .with_retry_after(30),
+        ),
         FailureClass::Unauthorized if !recovered => Next::RecoverAndRetry,
         FailureClass::Unauthorized => {
             Next::NextAccount(Some(AccountFeedback::Cooldown { duration: UNAUTHORIZED_COOLDOWN }))
@@ -101,7 +109,7 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
 pub fn circuit_outcome(failure: &AttemptFailure) -> Option<CircuitOutcome> {
     match failure.class {
         FailureClass::ConnectFailed | FailureClass::UpstreamUnavailable => Some(CircuitOutcome::Failure),
-        FailureClass::Ambiguous | FailureClass::GatewayOverloaded => None,
+        FailureClass::Ambiguous | FailureClass::GatewayOverloaded | FailureClass::ClientVersionRejected => None,
         _ if failure.send_state == SendState::NotSent => None,
         _ => Some(CircuitOutcome::Success),
     }

@@ -138,6 +138,8 @@ fn row(class: &FailureClass) -> (Account, Then, Circuit) {
         FailureClass::Rejected(error) => (Account::Untouched, Then::Client(error.status()), Circuit::Up),
         FailureClass::GatewayOverloaded => (Account::Untouched, Then::Client(503), Circuit::Nothing),
         FailureClass::ContinuationLost => (Account::Untouched, Then::Client(400), Circuit::Up),
+        // The gateway's own client version: no account is to blame, the upstream's health is unknown.
+        FailureClass::ClientVersionRejected => (Account::Untouched, Then::Client(502), Circuit::Nothing),
     }
 }
 
@@ -169,6 +171,7 @@ fn the_failover_table_covers_every_failure_class() {
         FailureClass::Rejected(Box::new(unprocessable)),
         FailureClass::GatewayOverloaded,
         FailureClass::ContinuationLost,
+        FailureClass::ClientVersionRejected,
     ];
     for class in classes {
         let (account, then, on_circuit) = row(&class);

@@ -1,7 +1,7 @@
 //! xAI OIDC issuer (PROTOCOL G.2, H.9, H.10, H.12 item 4) at `{xai_prefix}`: discovery,
 //! authorize, token (authorization_code, refresh_token, device_code), device authorization,
-//! userinfo, JWKS. Tokens live 6 h (`expires_in: 21600`). ID tokens are **unsigned**
-//! (`alg: none`; discovery says so and the JWKS is empty).
+//! userinfo, JWKS. Tokens live 6 h (`expires_in: 21600`). ID tokens are ES256-signed with the
+//! simulator's key, published at the JWKS URI (`xai/signing.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ async fn discovery(State(state): State<Arc<SimState>>) -> Response {
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT],
             "code_challenge_methods_supported": ["S256"],
-            "id_token_signing_alg_values_supported": ["none"],
+            "id_token_signing_alg_values_supported": ["ES256"],
             "subject_types_supported": ["public"],
             "token_endpoint_auth_methods_supported": ["none"],
             "scopes_supported": XAI_SCOPE.split(' ').collect::<Vec<_>>(),
@@ -58,7 +58,7 @@ async fn discovery(State(state): State<Arc<SimState>>) -> Response {
 }
 
 async fn jwks() -> Response {
-    json_response(StatusCode::OK, &json!({"keys": []}))
+    json_response(StatusCode::OK, &crate::xai::signing::jwks())
 }
 
 async fn authorize_page(

@@ -1,0 +1,218 @@
+//! `XaiProvider`: the provider port over the Grok CLI proxy, plus the parts the account
+//! workers use (importer, renewer, OAuth, catalog source, billing probe, version check).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use gateway_core::catalog::{CatalogBook, plan_key};
+use gateway_core::credential_refresh::{CredentialRefresher, RefreshError, RefreshOutcome, RefreshTrigger};
+use gateway_core::domain::{AccountId, CredentialRevision, CredentialSlot, ProviderKind, SendState};
+use gateway_core::ports::CredentialStore;
+use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
+use gateway_core::snapshot::AccountEntry;
+use gateway_transport::{Connector, HttpClient, TlsRoots};
+
+use crate::credential::XaiCredential;
+use crate::models::{ModelMap, fallback_models};
+use crate::refresh::Refresher;
+use crate::settings::{CheckedUrls, InvalidSetting, XaiSetting, XaiSettings};
+use crate::transport::Transport;
+use crate::version_check::{ClientVersion, VersionCheck};
+
+struct Cached {
+    revision: CredentialRevision,
+    credential: Arc<XaiCredential>,
+}
+
+pub struct XaiProvider {
+    transport: Transport,
+    refresher: Refresher,
+    http: HttpClient,
+    urls: CheckedUrls,
+    client_id: String,
+    version: ClientVersion,
+    models: ModelMap,
+    catalog: Arc<CatalogBook>,
+    credentials: Arc<dyn CredentialStore>,
+    single_flight: Option<Arc<CredentialRefresher>>,
+    cache: Mutex<HashMap<AccountId, Cached>>,
+}
+
+impl XaiProvider {
+    pub fn new(settings: &XaiSettings, credentials: Arc<dyn CredentialStore>) -> Result<Self, InvalidSetting> {
+        let urls = settings.check()?;
+        let invalid = |setting, reason: String| InvalidSetting { setting, reason };
+        let roots = TlsRoots::new(settings.extra_ca_file.as_deref())
+            .map_err(|e| invalid(XaiSetting::ExtraCaFile, e.to_string()))?;
+        let http = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(10)));
+        let version = ClientVersion::new(&settings.client_version);
+        let transport = Transport::new(http.clone(), &urls.inference, version.clone(), settings.stream_idle_timeout)
+            .map_err(|e| invalid(XaiSetting::InferenceUrl, e))?;
+        let refresher =
+            Refresher::new(http.clone(), &urls.issuer, &settings.client_id, version.clone(), settings.refresh_timeout);
+        Ok(Self {
+            transport,
+            refresher,
+            http,
+            urls,
+            client_id: settings.client_id.clone(),
+            version,
+            models: ModelMap::new(settings.model_map.clone()),
+            catalog: Arc::new(CatalogBook::new(fallback_models())),
+            credentials,
+            single_flight: None,
+            cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Routes 401 recovery through the shared single-flight refresher.
+    pub fn with_refresher(mut self, refresher: Arc<CredentialRefresher>) -> Self {
+        self.single_flight = Some(refresher);
+        self
+    }
+
+    pub fn renewer(&self) -> crate::renewer::XaiRenewer {
+        crate::renewer::XaiRenewer::new(self.refresher.clone())
+    }
+
+    pub fn oauth(&self) -> crate::oauth::XaiOAuth {
+        crate::oauth::XaiOAuth::new(self.http.clone(), &self.urls.issuer, &self.client_id, self.refresher.clone())
+    }
+
+    /// The version check against the configured npm registry, when one is configured.
+    pub fn version_check(&self) -> Option<VersionCheck> {
+        let registry = self.urls.npm.as_deref()?;
+        Some(VersionCheck::new(self.http.clone(), registry, self.version.clone(), std::time::Duration::from_secs(20)))
+    }
+
+    pub fn client_version(&self) -> &ClientVersion {
+        &self.version
+    }
+
+    pub fn catalog(&self) -> &Arc<CatalogBook> {
+        &self.catalog
+    }
+
+    pub(crate) fn refresher(&self) -> &Refresher {
+        &self.refresher
+    }
+
+    pub(crate) fn http(&self) -> &HttpClient {
+        &self.http
+    }
+
+    pub(crate) fn inference_url(&self) -> &str {
+        &self.urls.inference
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<AccountId, Cached>> {
+        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The cached credential when at least as new as the snapshot's, else the snapshot's.
+    pub(crate) fn credential_for(&self, account: &AccountEntry) -> Result<Arc<XaiCredential>, AttemptFailure> {
+        let snapshot_revision = account.record.credential_revision;
+        if let Some(cached) = self.lock_cache().get(&account.id())
+            && cached.revision >= snapshot_revision
+        {
+            return Ok(cached.credential.clone());
+        }
+        let document = account.credential().ok_or_else(|| unusable("credential_unreadable"))?;
+        let credential = Arc::new(XaiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
+        self.remember(account.id(), snapshot_revision, credential.clone());
+        Ok(credential)
+    }
+
+    /// The newest stored credential (off the hot path: catalog and billing fetches).
+    pub(crate) async fn freshest_credential(
+        &self,
+        account: &AccountEntry,
+    ) -> Result<Arc<XaiCredential>, AttemptFailure> {
+        let credential = self.credential_for(account)?;
+        let known =
+            self.lock_cache().get(&account.id()).map(|c| c.revision).unwrap_or(account.record.credential_revision);
+        match self.credentials.read_credential(account.id()).await {
+            Ok(stored) if stored.revision > known => {
+                let CredentialSlot::Available(document) = &stored.slot else { return Ok(credential) };
+                let newer = Arc::new(XaiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
+                self.remember(account.id(), stored.revision, newer.clone());
+                Ok(newer)
+            }
+            _ => Ok(credential),
+        }
+    }
+
+    fn remember(&self, account: AccountId, revision: CredentialRevision, credential: Arc<XaiCredential>) {
+        let mut cache = self.lock_cache();
+        match cache.get(&account) {
+            Some(cached) if cached.revision > revision => {}
+            _ => {
+                cache.insert(account, Cached { revision, credential });
+            }
+        }
+    }
+}
+
+fn unusable(reason: &str) -> AttemptFailure {
+    AttemptFailure::new(FailureClass::AccountUnusable { reason: reason.to_owned() }, SendState::NotSent, reason)
+}
+
+fn unavailable(message: &str) -> AttemptFailure {
+    AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, message)
+}
+
+#[async_trait]
+impl Provider for XaiProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Xai
+    }
+
+    fn supports_model(&self, account: &AccountEntry, model: &str) -> bool {
+        self.catalog.supports(plan_key(account), &self.models.upstream(model))
+    }
+
+    fn catalog_generation(&self) -> u64 {
+        self.catalog.generation()
+    }
+
+    fn models(&self, account: &AccountEntry) -> Vec<ModelInfo> {
+        self.catalog.models(plan_key(account))
+    }
+
+    async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {
+        // The full client history is the continuation path (SPEC §6): a response id of one
+        // account means nothing upstream, so the client is told to resend the history.
+        if call.view.has("previous_response_id") {
+            return Err(AttemptFailure::new(
+                FailureClass::ContinuationLost,
+                SendState::NotSent,
+                "xAI continues from the full history only",
+            ));
+        }
+        let credential = self.credential_for(call.account)?;
+        let upstream_model = self.models.upstream(call.upstream_model);
+        self.transport.send(&call, &credential, &upstream_model).await
+    }
+
+    async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {
+        let Some(refresher) = &self.single_flight else { return Err(unavailable("no credential refresher")) };
+        let trigger = match self.lock_cache().get(&account) {
+            Some(cached) => RefreshTrigger::Unauthorized { seen: cached.revision },
+            None => RefreshTrigger::Manual,
+        };
+        match refresher.refresh(account, trigger).await {
+            Ok(RefreshOutcome::Renewed(current) | RefreshOutcome::Newer(current)) => {
+                let credential =
+                    XaiCredential::decode(&current.document).map_err(|_| unusable("credential_malformed"))?;
+                self.remember(account, current.revision, Arc::new(credential));
+                Ok(())
+            }
+            Ok(RefreshOutcome::NotDue) => Ok(()),
+            Err(RefreshError::Terminal { reason }) => Err(unusable(&reason)),
+            Err(RefreshError::NoRefreshToken) => Err(unusable("no_refresh_token")),
+            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
+            Err(err) => Err(unavailable(&err.to_string())),
+        }
+    }
+}

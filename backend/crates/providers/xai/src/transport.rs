@@ -1,0 +1,195 @@
+//! HTTP SSE to `{inference}/responses` over the shared upstream client, and the stream of
+//! re-synthesised Responses events (`events.rs`).
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use gateway_core::domain::SendState;
+use gateway_core::provider::{
+    AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
+};
+use gateway_protocol::{ApiError, ErrorCode, SseFramer};
+use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
+use time::OffsetDateTime;
+
+use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
+use crate::credential::XaiCredential;
+use crate::events::{Translated, Translator};
+use crate::headers::{self, CallHeaders};
+use crate::request::{self, NormalizationError};
+use crate::version_check::ClientVersion;
+
+pub struct Transport {
+    http: HttpClient,
+    responses_url: http::Uri,
+    version: ClientVersion,
+    agent_id: String,
+    stream_idle_timeout: Duration,
+}
+
+impl Transport {
+    pub fn new(
+        http: HttpClient,
+        inference_url: &str,
+        version: ClientVersion,
+        stream_idle_timeout: Duration,
+    ) -> Result<Self, String> {
+        let url = format!("{}/responses", inference_url.trim_end_matches('/'));
+        let responses_url = url.parse::<http::Uri>().map_err(|_| format!("`{url}` is not a valid URL"))?;
+        gateway_transport::Target::from_uri(&responses_url).map_err(|_| format!("`{url}` is not usable"))?;
+        let agent_id = uuid::Uuid::new_v4().to_string();
+        Ok(Self { http, responses_url, version, agent_id, stream_idle_timeout })
+    }
+
+    pub fn version(&self) -> &ClientVersion {
+        &self.version
+    }
+
+    /// Sends `call` as `upstream_model` and returns at the response headers.
+    pub async fn send(
+        &self,
+        call: &UpstreamCall<'_>,
+        credential: &XaiCredential,
+        upstream_model: &str,
+    ) -> Result<UpstreamReply, AttemptFailure> {
+        let scope = call.client_key.0.to_string();
+        let prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        let version = self.version.current();
+        let attempt_id = uuid::Uuid::new_v4().to_string();
+        let request_id = call.request.to_string();
+        let call_headers = CallHeaders {
+            client_version: &version,
+            model: upstream_model,
+            request_id: &request_id,
+            attempt_id: &attempt_id,
+            agent_id: &self.agent_id,
+            session: prepared.session.as_deref(),
+        };
+        let headers = headers::inference(credential, &call_headers).map_err(|_| {
+            AttemptFailure::new(
+                FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
+                SendState::NotSent,
+                "the stored access token is not a valid header value",
+            )
+        })?;
+        let started = Instant::now();
+        let request = HttpRequest {
+            method: http::Method::POST,
+            uri: self.responses_url.clone(),
+            headers,
+            body: Body::from_parts([bytes::Bytes::from(prepared.body)]),
+        };
+        let response = match tokio::time::timeout(call.header_timeout, self.http.send(request, None)).await {
+            Err(_) => {
+                return Err(AttemptFailure::new(
+                    FailureClass::Ambiguous,
+                    SendState::Ambiguous,
+                    "no upstream answer before the header timeout",
+                ));
+            }
+            Ok(Err(error)) => return Err(classify_transport(&error)),
+            Ok(Ok(response)) => response,
+        };
+        let headers_time = started.elapsed();
+        let status = response.status.as_u16();
+        if status != 200 {
+            let retry_after = response
+                .headers
+                .get(http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<i64>().ok());
+            let body = tokio::time::timeout(Duration::from_secs(10), response.prefix(MAX_ERROR_BODY))
+                .await
+                .unwrap_or_default();
+            let failure = classify(status, &body, retry_after, OffsetDateTime::now_utc());
+            if failure.class == FailureClass::ClientVersionRejected {
+                tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
+                self.version.request_check();
+            }
+            return Err(failure);
+        }
+        Ok(UpstreamReply {
+            frames: frames(response, self.stream_idle_timeout),
+            quota: None,
+            served_model: Some(upstream_model.to_owned()),
+            forward_headers: Vec::new(),
+            connect_time: None,
+            headers_time,
+            transport: gateway_core::domain::Transport::Http,
+        })
+    }
+}
+
+/// A body the proxy cannot take: the client's fault, nothing sent, no account touched.
+fn normalization_failure(error: NormalizationError) -> AttemptFailure {
+    let mut api = ApiError::new(ErrorCode::InvalidRequest, format!("Invalid request for xAI: {error}."));
+    api.upstream_code = Some("invalid_request_normalization".to_owned());
+    if let Some(param) = Some(error.field).filter(|f| *f != "body") {
+        api = api.with_param(param);
+    }
+    AttemptFailure::new(FailureClass::Rejected(Box::new(api)), SendState::NotSent, "invalid_request_normalization")
+}
+
+fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {
+    StreamFailure { message: message.to_owned(), idle_timeout }
+}
+
+/// The upstream body as clean Responses frames; a body that ends before the terminal event is
+/// a stream failure.
+pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
+    struct State {
+        body: HttpResponse,
+        framer: SseFramer,
+        translator: Translator,
+        finished: bool,
+    }
+    let state = State { body: response, framer: SseFramer::new(), translator: Translator::new(), finished: false };
+    futures_util::stream::unfold(state, move |mut state| async move {
+        loop {
+            if state.finished {
+                return None;
+            }
+            match state.framer.next_frame() {
+                Ok(Some(frame)) => match state.translator.translate(&frame) {
+                    Translated::Frame(frame) => return Some((Ok(UpstreamEvent::Frame(frame)), state)),
+                    Translated::Dropped => continue,
+                    Translated::Mismatch => {
+                        state.finished = true;
+                        let failure = stream_failure("the terminal event names another response", false);
+                        return Some((Err(failure), state));
+                    }
+                },
+                Ok(None) => {}
+                Err(err) => {
+                    state.finished = true;
+                    return Some((Err(stream_failure(&err.to_string(), false)), state));
+                }
+            }
+            if state.translator.finished() {
+                return None;
+            }
+            match tokio::time::timeout(idle, state.body.chunk()).await {
+                Err(_) => {
+                    state.finished = true;
+                    return Some((Err(stream_failure("the upstream stream went idle", true)), state));
+                }
+                Ok(Some(Ok(chunk))) => state.framer.push(&chunk),
+                Ok(Some(Err(_))) => {
+                    state.finished = true;
+                    return Some((Err(stream_failure("the upstream stream broke", false)), state));
+                }
+                Ok(None) => {
+                    state.finished = true;
+                    if state.translator.finished() {
+                        return None;
+                    }
+                    return Some((
+                        Err(stream_failure("the upstream stream ended before its terminal event", false)),
+                        state,
+                    ));
+                }
+            }
+        }
+    })
+    .boxed()
+}

@@ -1,0 +1,10 @@
+//! Integration tests of provider-xai: the error table, the event re-synthesis, the request
+//! edits, the import formats, and both OAuth logins against the simulator's OIDC issuer (real
+//! sockets, ES256 ID tokens checked against its JWKS).
+
+mod catalog_billing;
+mod classify;
+mod events;
+mod import;
+mod oauth;
+mod request;
