@@ -1,0 +1,47 @@
+//! The S3 server the backup tests use: SeaweedFS on loopback, started by `scripts/test`
+//! (`ensure_seaweedfs` in `scripts/lib/services.sh`) and named by `SWITCHBOARD_TEST_S3_URL`,
+//! `SWITCHBOARD_TEST_S3_ACCESS_KEY` and `SWITCHBOARD_TEST_S3_SECRET_KEY`. A missing server is
+//! a test failure with a clear message, never a skip.
+
+/// Where the test S3 server is and its keys.
+#[derive(Clone)]
+pub struct TestS3 {
+    pub endpoint: String,
+    pub access_key: String,
+    pub secret_key: String,
+}
+
+impl std::fmt::Debug for TestS3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestS3").field("endpoint", &self.endpoint).finish_non_exhaustive()
+    }
+}
+
+impl TestS3 {
+    pub fn from_env() -> anyhow::Result<Self> {
+        let var = |name: &str| {
+            std::env::var(name).map_err(|_| {
+                anyhow::anyhow!(
+                    "{name} is not set: the backup tests need a real S3 server. Run them through \
+                     scripts/test (it starts SeaweedFS), or `source scripts/lib/services.sh; \
+                     ensure_seaweedfs` and export the SWITCHBOARD_TEST_S3_* variables it sets"
+                )
+            })
+        };
+        Ok(Self {
+            endpoint: var("SWITCHBOARD_TEST_S3_URL")?,
+            access_key: var("SWITCHBOARD_TEST_S3_ACCESS_KEY")?,
+            secret_key: var("SWITCHBOARD_TEST_S3_SECRET_KEY")?,
+        })
+    }
+}
+
+/// A bucket name no other test uses.
+pub fn unique_bucket() -> String {
+    format!("sb-test-{}", uuid_like())
+}
+
+fn uuid_like() -> String {
+    use rand::Rng;
+    format!("{:016x}", rand::rng().random::<u64>())
+}
