@@ -48,7 +48,7 @@ fn record_from_row(row: &SqliteRow) -> Result<BackupRecord, StorageError> {
             .col::<Option<String>>("row_counts")?
             .map(|json| serde_json::from_str::<RowCounts>(&json))
             .transpose()
-            .map_err(|e| corrupt("backup_records.row_counts", &e.to_string()))?,
+            .map_err(|e| corrupt("backup_records.row_counts", e))?,
         bytes_done: opt_u64_of(Some(row.col("bytes_done")?), "backup_records.bytes_done")?.unwrap_or(0),
         upload_id: row.col("upload_id")?,
         verified_at: row.opt_ts("verified_at")?,
@@ -214,7 +214,7 @@ impl BackupJobs for SqliteStore {
             .as_ref()
             .map(serde_json::to_string)
             .transpose()
-            .map_err(|e| corrupt("backup_records.row_counts", &e.to_string()))?;
+            .map_err(|e| corrupt("backup_records.row_counts", e))?;
         let done = sqlx::query(
             "UPDATE backup_records SET upload_id = COALESCE($2, upload_id), \
              bytes_done = MAX(bytes_done, $3), row_counts = COALESCE($4, row_counts), updated_at = $5 \
