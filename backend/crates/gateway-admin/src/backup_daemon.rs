@@ -64,11 +64,13 @@ impl BackupDaemon {
     }
 
     /// One pass over everything the daemon owns.
+    /// A failing step (a bad stored schedule, storage down) is logged and the others still run;
+    /// the tick fails only when the job step itself could not reach the store.
     pub async fn tick(&self, now: OffsetDateTime) -> Result<TickReport, AdminError> {
-        let interrupted = self.recover(now).await?;
-        let scheduled = self.fire_schedule(now).await?.map(|r| r.id);
+        let interrupted = logged("recover", self.recover(now).await).unwrap_or_default();
+        let scheduled = logged("schedule", self.fire_schedule(now).await).flatten().map(|r| r.id);
         let ran = self.run_queued(now).await?;
-        let deleted = self.apply_retention(now).await?;
+        let deleted = logged("retention", self.apply_retention(now).await).unwrap_or_default();
         Ok(TickReport { interrupted, scheduled, ran, deleted })
     }
 
@@ -246,4 +248,8 @@ impl BackupDaemon {
             secrets,
         })
     }
+}
+
+fn logged<T>(step: &str, result: Result<T, AdminError>) -> Option<T> {
+    result.map_err(|e| tracing::warn!(step, error = %e, "backup daemon step failed")).ok()
 }

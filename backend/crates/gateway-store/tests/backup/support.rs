@@ -62,6 +62,16 @@ impl Bucket {
 
     /// Stores the settings that point at this bucket, through a unit of work.
     pub async fn configure(&self, uow: &dyn UnitOfWork) -> anyhow::Result<()> {
+        self.configure_with(uow, None, None).await
+    }
+
+    /// [`Self::configure`] with a schedule and a retention count.
+    pub async fn configure_with(
+        &self,
+        uow: &dyn UnitOfWork,
+        schedule_cron: Option<&str>,
+        retention_count: Option<u32>,
+    ) -> anyhow::Result<()> {
         let target = self.target();
         let mut tx = uow.begin().await?;
         tx.update_backup_settings(&BackupSettingsUpdate {
@@ -72,8 +82,8 @@ impl Bucket {
             path_style: true,
             prefix: target.prefix,
             credentials: SecretsChange::Replace(target.secrets),
-            schedule_cron: None,
-            retention_count: None,
+            schedule_cron: schedule_cron.map(str::to_owned),
+            retention_count,
             retention_days: None,
         })
         .await?;
