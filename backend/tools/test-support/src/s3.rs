@@ -36,6 +36,22 @@ impl TestS3 {
     }
 }
 
+impl TestS3 {
+    /// Creates `bucket` on the server (path-style addressing).
+    pub async fn create_bucket(&self, bucket: &str) -> anyhow::Result<()> {
+        use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+        let config = aws_sdk_s3::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .endpoint_url(&self.endpoint)
+            .force_path_style(true)
+            .credentials_provider(Credentials::new(&self.access_key, &self.secret_key, None, None, "test"))
+            .build();
+        aws_sdk_s3::Client::from_conf(config).create_bucket().bucket(bucket).send().await?;
+        Ok(())
+    }
+}
+
 /// A bucket name no other test uses.
 pub fn unique_bucket() -> String {
     format!("sb-test-{}", uuid_like())
