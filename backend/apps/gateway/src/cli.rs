@@ -79,8 +79,26 @@ pub enum Command {
         #[arg(long = "to", value_name = "URL")]
         to: String,
     },
+    /// Backups (docs/backups.md).
+    #[command(subcommand)]
+    Backup(BackupCommand),
     /// Print the version and exit.
     Version,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BackupCommand {
+    /// Restore backup ID (from the admin API's list) into an empty database: checks the
+    /// object's SHA-256, stops on the first error, compares row counts, checks migrations.
+    Restore {
+        id: i64,
+        /// `postgres://…` (an existing, empty database) or the path of a new SQLite file.
+        #[arg(long = "into", value_name = "DEST")]
+        into: String,
+        /// Restore even though DEST already holds tables (or the file exists).
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -249,6 +267,9 @@ pub fn main() -> ExitCode {
                 Command::Migrate => run(crate::bootstrap::migrate(config)),
                 Command::Instance => run(async move { commands::instance::describe(&config) }),
                 Command::MigrateStore { to } => run(commands::migrate_store::run(config, to)),
+                Command::Backup(BackupCommand::Restore { id, into, yes }) => {
+                    run(commands::backup::restore(config, id, into, yes))
+                }
                 Command::Healthcheck { timeout_seconds } => {
                     run(commands::healthcheck::check(config, std::time::Duration::from_secs(timeout_seconds)))
                 }

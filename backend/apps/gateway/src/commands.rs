@@ -3,6 +3,7 @@
 //! operator's maintenance commands (`secrets`, `admin`).
 
 pub mod admin_users;
+pub mod backup;
 pub mod healthcheck;
 pub mod instance;
 pub mod migrate_store;

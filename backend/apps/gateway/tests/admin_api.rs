@@ -5,6 +5,7 @@
 mod account_import;
 mod accounts;
 mod auth;
+mod backups;
 mod coverage;
 mod first_admin;
 mod groups_keys;

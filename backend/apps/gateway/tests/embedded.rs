@@ -2,6 +2,7 @@
 //! directory per test stands for the newcomer's checkout: the server and every command run in it
 //! with the defaults (data under `.runtime/`), the simulator as the only upstream.
 
+mod backup_restore;
 mod instance;
 mod migrate_store;
 mod mode;

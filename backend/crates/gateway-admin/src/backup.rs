@@ -1,5 +1,6 @@
 //! Backups: the settings singleton and the job records (`backup_settings`, `backup_records`).
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use secrecy::{ExposeSecret, SecretString};
@@ -57,7 +58,36 @@ pub struct BackupRecord {
     pub created_at: OffsetDateTime,
     pub started_at: Option<OffsetDateTime>,
     pub finished_at: Option<OffsetDateTime>,
+    /// Doubles as the job's heartbeat while it runs (every uploaded part refreshes it).
     pub updated_at: OffsetDateTime,
+    /// Rows per table at dump time, taken from the same snapshot as the dump.
+    pub row_counts: Option<RowCounts>,
+    /// Bytes uploaded so far (progress).
+    pub bytes_done: u64,
+    /// The open multipart upload of a running job.
+    pub upload_id: Option<String>,
+    /// The last full-restore verification that matched the row counts.
+    pub verified_at: Option<OffsetDateTime>,
+    /// Why the last full-restore verification failed, if it did.
+    pub verify_error: Option<String>,
+}
+
+impl BackupRecord {
+    /// Completed and its last full-restore verification matched.
+    pub fn is_verified(&self) -> bool {
+        self.state == BackupState::Completed && self.verified_at.is_some() && self.verify_error.is_none()
+    }
+}
+
+/// Rows per table (`schema.table` for PostgreSQL, the table name for SQLite).
+pub type RowCounts = BTreeMap<String, u64>;
+
+/// What a running job reports: the open upload, the bytes sent, the dump's row counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BackupTransfer {
+    pub upload_id: Option<String>,
+    pub bytes_done: u64,
+    pub row_counts: Option<RowCounts>,
 }
 
 /// A step of a backup job; the store accepts it only from the states listed in

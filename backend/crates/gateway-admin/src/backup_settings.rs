@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::audit::{AuditActor, AuditEntry};
 use crate::backup::{BackupSettings, BackupSettingsUpdate, BackupStorageSecrets, SecretsChange};
+use crate::backup_daemon::schedule::CronSchedule;
 use crate::error::{AdminError, FieldError};
 use crate::ports::{BackupJobs, UnitOfWork};
 use crate::url_guard::UrlGuard;
@@ -66,12 +67,10 @@ async fn validate(input: &BackupSettingsInput, guard: &UrlGuard) -> Result<Secre
     limit("bucket", &input.bucket, 255);
     limit("prefix", &input.prefix, 1024);
     if let Some(cron) = &input.schedule_cron {
-        let parts = cron.split_whitespace().count();
-        if cron.len() > 128 || !(5..=6).contains(&parts) {
-            fields.push(FieldError {
-                field: "scheduleCron".into(),
-                message: "must be a 5- or 6-field cron expression".into(),
-            });
+        let parsed =
+            if cron.len() > 128 { Err("must be at most 128 bytes".to_owned()) } else { CronSchedule::parse(cron) };
+        if let Err(message) = parsed {
+            fields.push(FieldError { field: "scheduleCron".into(), message });
         }
     }
     if input.retention_count == Some(0) || input.retention_count.is_some_and(|v| v > i32::MAX as u32) {

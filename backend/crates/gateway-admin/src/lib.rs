@@ -15,6 +15,8 @@ pub mod admin_user;
 pub mod audit;
 pub mod auth;
 pub mod backup;
+pub mod backup_actions;
+pub mod backup_daemon;
 pub mod backup_settings;
 pub mod change_publishing;
 pub mod client_keys;

@@ -2,6 +2,7 @@
 //! passwords, tokens, buckets, redaction of audit details).
 
 mod auth;
+mod backup_daemon;
 mod login;
 mod oauth_sealing;
 mod settings;

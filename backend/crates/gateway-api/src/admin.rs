@@ -10,6 +10,7 @@ mod account_view;
 mod accounts;
 mod audit_routes;
 mod auth_routes;
+mod backup_routes;
 mod dashboard;
 mod dto;
 mod envelope;
@@ -71,6 +72,8 @@ pub struct AdminPorts {
     pub usage: Arc<dyn UsageQueries>,
     pub ops: Arc<dyn OpsEventQueries>,
     pub backups: Arc<dyn BackupJobs>,
+    /// Runs, verifies, deletes and links backups (the same daemon the worker ticks).
+    pub backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
     pub cooldowns: Arc<dyn Cooldowns>,
     pub in_flight: Arc<dyn InFlightCounts>,
     pub notifier: Arc<dyn ChangeNotifier>,
@@ -160,6 +163,7 @@ fn protected_routes() -> OpenApiRouter<AdminApi> {
         .merge(groups::routes())
         .merge(keys::routes())
         .merge(settings_routes::routes())
+        .merge(backup_routes::routes())
         .merge(usage_routes::routes())
         .merge(dashboard::routes())
         .merge(audit_routes::routes())

@@ -9,6 +9,7 @@
 //! - credentials are encrypted at rest and never printed.
 
 mod attempt_json;
+pub mod backup;
 pub mod crypto;
 pub mod dns;
 pub mod memory;

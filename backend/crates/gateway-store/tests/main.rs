@@ -2,6 +2,7 @@
 //! PostgreSQL tests each run in their own schema (`test_support::TestDatabase`), SQLite tests in
 //! their own temporary directory; `storage_contract` runs against both.
 
+mod backup;
 mod coordination_contract;
 mod coordination_values;
 mod crypto;

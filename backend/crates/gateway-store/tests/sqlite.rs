@@ -2,4 +2,4 @@ mod contract;
 mod key_rotation;
 mod migrations;
 mod schema;
-mod test_store;
+pub mod test_store;

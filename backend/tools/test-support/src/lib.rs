@@ -9,11 +9,13 @@
 pub mod ports;
 pub mod postgres;
 pub mod redis;
+pub mod s3;
 pub mod tcp_proxy;
 pub mod wait;
 
 pub use ports::free_port;
 pub use postgres::TestDatabase;
 pub use redis::{redis_url, unique_prefix};
+pub use s3::TestS3;
 pub use tcp_proxy::TcpProxy;
 pub use wait::wait_until;

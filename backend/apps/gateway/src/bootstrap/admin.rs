@@ -28,6 +28,7 @@ pub fn ports(
     storage: &Storage,
     accounts: &Accounts,
     updates: &Updater,
+    backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<AdminPorts, StartError> {
     let store = storage.facts.clone();
     let redis = storage.coordination.clone();
@@ -49,6 +50,7 @@ pub fn ports(
         usage: store.clone(),
         ops: store.clone(),
         backups: store.clone(),
+        backup_daemon,
         cooldowns: redis.clone(),
         in_flight: redis.clone(),
         notifier: redis,
@@ -102,8 +104,9 @@ pub async fn build(
     storage: &Storage,
     accounts: &Accounts,
     updates: &Updater,
+    backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<Router, StartError> {
-    let ports = ports(config, storage, accounts, updates)?;
+    let ports = ports(config, storage, accounts, updates, backup_daemon)?;
     updates.set_audit(Arc::new(super::updates::OutcomeAudit { uow: ports.uow.clone() }));
     updates.audit_pending_outcome().await;
     let outcome = bootstrap_admin(

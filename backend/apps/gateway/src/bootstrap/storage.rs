@@ -48,6 +48,10 @@ pub struct Storage {
     pub coordination_probe: Option<Arc<dyn ReadinessProbe>>,
     /// The embedded data directory, held while this process serves.
     pub lock: Option<DataDirLock>,
+    /// Dumps, uploads, reads back and restores this mode's database (docs/backups.md).
+    pub backup_engine: Arc<gateway_store::backup::S3BackupEngine>,
+    /// The embedded mode runs one process: an unfinished job at start is always interrupted.
+    pub single_process: bool,
 }
 
 impl Storage {

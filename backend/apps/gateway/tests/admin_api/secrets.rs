@@ -94,6 +94,10 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     let group = group.json()["id"].as_i64().expect("group");
     let request = admin.ok("/usage/records").await["items"][0]["id"].as_str().expect("request").to_owned();
     let audit = admin.ok("/audit").await["items"][0]["id"].as_i64().expect("audit");
+    let run = admin.post("/backups", json!({})).await;
+    assert_eq!(run.status, 202, "{}", run.text);
+    record(&run);
+    let backup = run.json()["id"].as_i64().expect("backup");
     let doc = admin.ok("/openapi.json").await;
     for (path, item) in doc["paths"].as_object().expect("paths") {
         if item.get("get").is_none() || path.ends_with("/events") {
@@ -106,7 +110,8 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
             .replace("/groups/{id}", &format!("/groups/{group}"))
             .replace("/keys/{id}", &format!("/keys/{key_id}"))
             .replace("/usage/records/{id}", &format!("/usage/records/{request}"))
-            .replace("/audit/{id}", &format!("/audit/{audit}"));
+            .replace("/audit/{id}", &format!("/audit/{audit}"))
+            .replace("/backups/{id}", &format!("/backups/{backup}"));
         let answer = admin.get(&concrete).await;
         assert!(answer.status.is_success(), "GET {concrete}: {} {}", answer.status, answer.text);
         record(&answer);

@@ -58,6 +58,7 @@ const SWEPT: &[&str] = &[
     "gateway-admin::AdminUserRecord",
     "gateway-admin::BackupSettingsInput",
     "gateway-admin::BackupStorageSecrets",
+    "gateway-admin::BackupTarget",
     "gateway-admin::ClientOrigin",
     "gateway-admin::DeviceCookieKey",
     "gateway-admin::FlowSeal",
@@ -74,6 +75,7 @@ const SWEPT: &[&str] = &[
     "gateway-store::MasterKey",
     "gateway-store::SealedSecret",
     "gateway-store::RedisSettings",
+    "gateway-store::PgUrl",
     "provider-openai::OpenAiCredential",
     "provider-openai::DecodedCredential",
     "provider-xai::XaiCredential",
@@ -253,6 +255,20 @@ fn admin_types() -> Vec<(&'static str, String)> {
         ("gateway-admin::BackupSettingsInput", format!("{input:?}")),
         ("gateway-admin::BackupStorageSecrets", format!("{secrets:?}")),
         (
+            "gateway-admin::BackupTarget",
+            format!(
+                "{:?}",
+                gateway_admin::ports::BackupTarget {
+                    endpoint: url_with_password("https"),
+                    region: "auto".to_owned(),
+                    bucket: "b".to_owned(),
+                    path_style: true,
+                    prefix: String::new(),
+                    secrets: secrets.clone(),
+                }
+            ),
+        ),
+        (
             "gateway-admin::ClientOrigin",
             format!(
                 "{:?}",
@@ -316,6 +332,13 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
         ("gateway-store::Keyring (composed)", keys[1].clone()),
         ("gateway-store::SealedSecret", format!("{sealed:?}")),
         ("gateway-store::RedisSettings", format!("{:?}", RedisSettings::new(url_with_password("redis"), "p"))),
+        (
+            "gateway-store::PgUrl",
+            format!(
+                "{:?}",
+                gateway_store::backup::PostgresSource::new(&url_with_password("postgres"), None).expect("a URL")
+            ),
+        ),
     ]
 }
 

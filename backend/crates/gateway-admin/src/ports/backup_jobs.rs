@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 
 use gateway_core::ports::StorageError;
 
-use crate::backup::{BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTrigger};
+use crate::backup::{
+    BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTransfer, BackupTrigger,
+};
 
 #[async_trait]
 pub trait BackupJobs: Send + Sync {
@@ -30,6 +32,22 @@ pub trait BackupJobs: Send + Sync {
         &self,
         id: BackupId,
         progress: BackupProgress,
+        now: OffsetDateTime,
+    ) -> Result<BackupRecord, StorageError>;
+    /// Records a running job's transfer facts and refreshes its heartbeat (`updated_at`); fields
+    /// left `None` keep their value. `Conflict` unless the job is `dumping` or `uploading`.
+    async fn update_backup_transfer(
+        &self,
+        id: BackupId,
+        transfer: &BackupTransfer,
+        now: OffsetDateTime,
+    ) -> Result<(), StorageError>;
+    /// Stores the outcome of a full-restore verification (`Ok` sets `verified_at` and clears
+    /// `verify_error`; `Err` stores the message). `Conflict` unless the record is `completed`.
+    async fn record_backup_verification(
+        &self,
+        id: BackupId,
+        outcome: Result<(), String>,
         now: OffsetDateTime,
     ) -> Result<BackupRecord, StorageError>;
     /// Removes a record once its object is gone (the history stays in the audit trail).

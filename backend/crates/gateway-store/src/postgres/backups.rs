@@ -7,7 +7,8 @@ use sqlx::postgres::PgRow;
 use time::OffsetDateTime;
 
 use gateway_admin::backup::{
-    BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTrigger,
+    BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTransfer, BackupTrigger,
+    RowCounts,
 };
 use gateway_admin::ports::BackupJobs;
 use gateway_core::ports::StorageError;
@@ -18,10 +19,16 @@ use crate::postgres::column_values::{ColumnRead, closed, digest, int8, opt_u32_o
 use crate::postgres::error_mapping::{corrupt, storage_error};
 use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, crypto_error};
 
+macro_rules! record_columns {
+    () => {
+        "id, trigger, state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
+         created_at, started_at, finished_at, updated_at, row_counts, bytes_done, upload_id, verified_at, verify_error"
+    };
+}
+
 macro_rules! record_select {
     () => {
-        "SELECT id, trigger, state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
-         created_at, started_at, finished_at, updated_at FROM backup_records "
+        concat!("SELECT ", record_columns!(), " FROM backup_records ")
     };
 }
 
@@ -40,6 +47,11 @@ fn record_from_row(row: &PgRow) -> Result<BackupRecord, StorageError> {
         started_at: row.col("started_at")?,
         finished_at: row.col("finished_at")?,
         updated_at: row.col("updated_at")?,
+        row_counts: row.col::<Option<sqlx::types::Json<RowCounts>>>("row_counts")?.map(|json| json.0),
+        bytes_done: opt_u64_of(Some(row.col("bytes_done")?), "backup_records.bytes_done")?.unwrap_or(0),
+        upload_id: row.col("upload_id")?,
+        verified_at: row.col("verified_at")?,
+        verify_error: row.col("verify_error")?,
     })
 }
 
@@ -110,11 +122,10 @@ impl BackupJobs for PgStore {
         trigger: BackupTrigger,
         expires_at: Option<OffsetDateTime>,
     ) -> Result<BackupRecord, StorageError> {
-        let row = sqlx::query(
-            "INSERT INTO backup_records (trigger, expires_at) VALUES ($1, $2) RETURNING id, trigger, state, \
-             object_key, size_bytes, sha256, error_code, error_message, expires_at, created_at, started_at, \
-             finished_at, updated_at",
-        )
+        let row = sqlx::query(concat!(
+            "INSERT INTO backup_records (trigger, expires_at) VALUES ($1, $2) RETURNING ",
+            record_columns!()
+        ))
         .bind(trigger.as_str())
         .bind(expires_at)
         .fetch_one(self.pool())
@@ -124,13 +135,12 @@ impl BackupJobs for PgStore {
     }
 
     async fn claim_queued_backup(&self, now: OffsetDateTime) -> Result<Option<BackupRecord>, StorageError> {
-        let row = sqlx::query(
+        let row = sqlx::query(concat!(
             "UPDATE backup_records SET state = 'dumping', started_at = $1, updated_at = $1 \
-             WHERE id = (SELECT id FROM backup_records WHERE state = 'queued' ORDER BY id LIMIT 1 \
-                         FOR UPDATE SKIP LOCKED) \
-             RETURNING id, trigger, state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
-             created_at, started_at, finished_at, updated_at",
-        )
+                 WHERE id = (SELECT id FROM backup_records WHERE state = 'queued' ORDER BY id LIMIT 1 \
+                             FOR UPDATE SKIP LOCKED) RETURNING ",
+            record_columns!()
+        ))
         .bind(now)
         .fetch_optional(self.pool())
         .await
@@ -160,15 +170,15 @@ impl BackupJobs for PgStore {
             BackupProgress::Deleting => (None, None, None, None, None),
         };
         let terminal = matches!(progress, BackupProgress::Completed { .. } | BackupProgress::Failed { .. });
-        let row = sqlx::query(
+        let row = sqlx::query(concat!(
             "UPDATE backup_records SET state = $2, object_key = COALESCE($4, object_key), \
              size_bytes = COALESCE($5, size_bytes), sha256 = COALESCE($6, sha256), \
              error_code = COALESCE($7, error_code), error_message = COALESCE($8, error_message), \
-             finished_at = CASE WHEN $9 THEN $10 ELSE finished_at END, updated_at = $10 \
-             WHERE id = $1 AND state = ANY($3) \
-             RETURNING id, trigger, state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
-             created_at, started_at, finished_at, updated_at",
-        )
+             finished_at = CASE WHEN $9 THEN $10 ELSE finished_at END, updated_at = $10, \
+             upload_id = CASE WHEN $9 THEN NULL ELSE upload_id END \
+             WHERE id = $1 AND state = ANY($3) RETURNING ",
+            record_columns!()
+        ))
         .bind(id.0)
         .bind(progress.target().as_str())
         .bind(&from)
@@ -187,6 +197,63 @@ impl BackupJobs for PgStore {
             None => {
                 self.get_backup(id).await?;
                 Err(StorageError::Conflict { constraint: format!("backup_records.state -> {}", progress.target()) })
+            }
+        }
+    }
+
+    async fn update_backup_transfer(
+        &self,
+        id: BackupId,
+        transfer: &BackupTransfer,
+        now: OffsetDateTime,
+    ) -> Result<(), StorageError> {
+        let done = sqlx::query(
+            "UPDATE backup_records SET upload_id = COALESCE($2, upload_id), \
+             bytes_done = GREATEST(bytes_done, $3), row_counts = COALESCE($4, row_counts), updated_at = $5 \
+             WHERE id = $1 AND state IN ('dumping', 'uploading')",
+        )
+        .bind(id.0)
+        .bind(transfer.upload_id.as_deref())
+        .bind(int8(transfer.bytes_done, "backup_records.bytes_done")?)
+        .bind(transfer.row_counts.as_ref().map(sqlx::types::Json))
+        .bind(now)
+        .execute(self.pool())
+        .await
+        .map_err(storage_error)?;
+        if done.rows_affected() == 1 {
+            return Ok(());
+        }
+        self.get_backup(id).await?;
+        Err(StorageError::Conflict { constraint: "backup_records.state (not running)".into() })
+    }
+
+    async fn record_backup_verification(
+        &self,
+        id: BackupId,
+        outcome: Result<(), String>,
+        now: OffsetDateTime,
+    ) -> Result<BackupRecord, StorageError> {
+        let (verified, error) = match &outcome {
+            Ok(()) => (true, None),
+            Err(e) => (false, Some(e.as_str())),
+        };
+        let row = sqlx::query(concat!(
+            "UPDATE backup_records SET verified_at = CASE WHEN $2 THEN $4 ELSE verified_at END, \
+             verify_error = $3, updated_at = $4 WHERE id = $1 AND state = 'completed' RETURNING ",
+            record_columns!()
+        ))
+        .bind(id.0)
+        .bind(verified)
+        .bind(error)
+        .bind(now)
+        .fetch_optional(self.pool())
+        .await
+        .map_err(storage_error)?;
+        match row {
+            Some(row) => record_from_row(&row),
+            None => {
+                self.get_backup(id).await?;
+                Err(StorageError::Conflict { constraint: "backup_records.state (not completed)".into() })
             }
         }
     }

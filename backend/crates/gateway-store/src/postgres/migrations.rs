@@ -17,6 +17,7 @@ use crate::postgres::store_error::StoreError;
 const EMBEDDED: &[(&str, &str)] = &[
     ("0001_initial.sql", include_str!("../../../../../migrations/0001_initial.sql")),
     ("0004_request_runner.sql", include_str!("../../../../../migrations/0004_request_runner.sql")),
+    ("0007_backup_verification.sql", include_str!("../../../../../migrations/0007_backup_verification.sql")),
 ];
 
 /// One migration file: `NNNN_description.sql`, version `NNNN`.

@@ -8,7 +8,8 @@ use sqlx::sqlite::SqliteRow;
 use time::OffsetDateTime;
 
 use gateway_admin::backup::{
-    BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTrigger,
+    BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTransfer, BackupTrigger,
+    RowCounts,
 };
 use gateway_admin::ports::BackupJobs;
 use gateway_core::ports::StorageError;
@@ -24,7 +25,7 @@ use crate::sqlite::values::{SqliteColumns, micros, now_micros, opt_micros};
 macro_rules! record_columns {
     () => {
         "id, \"trigger\", state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
-         created_at, started_at, finished_at, updated_at"
+         created_at, started_at, finished_at, updated_at, row_counts, bytes_done, upload_id, verified_at, verify_error"
     };
 }
 
@@ -43,6 +44,15 @@ fn record_from_row(row: &SqliteRow) -> Result<BackupRecord, StorageError> {
         started_at: row.opt_ts("started_at")?,
         finished_at: row.opt_ts("finished_at")?,
         updated_at: row.ts("updated_at")?,
+        row_counts: row
+            .col::<Option<String>>("row_counts")?
+            .map(|json| serde_json::from_str::<RowCounts>(&json))
+            .transpose()
+            .map_err(|e| corrupt("backup_records.row_counts", e))?,
+        bytes_done: opt_u64_of(Some(row.col("bytes_done")?), "backup_records.bytes_done")?.unwrap_or(0),
+        upload_id: row.col("upload_id")?,
+        verified_at: row.opt_ts("verified_at")?,
+        verify_error: row.col("verify_error")?,
     })
 }
 
@@ -166,7 +176,8 @@ impl BackupJobs for SqliteStore {
             "UPDATE backup_records SET state = $2, object_key = COALESCE($4, object_key), \
              size_bytes = COALESCE($5, size_bytes), sha256 = COALESCE($6, sha256), \
              error_code = COALESCE($7, error_code), error_message = COALESCE($8, error_message), \
-             finished_at = CASE WHEN $9 THEN $10 ELSE finished_at END, updated_at = $10 \
+             finished_at = CASE WHEN $9 THEN $10 ELSE finished_at END, updated_at = $10, \
+             upload_id = CASE WHEN $9 THEN NULL ELSE upload_id END \
              WHERE id = $1 AND state IN (SELECT value FROM json_each($3)) RETURNING ",
             record_columns!()
         ))
@@ -188,6 +199,69 @@ impl BackupJobs for SqliteStore {
             None => {
                 self.get_backup(id).await?;
                 Err(StorageError::Conflict { constraint: format!("backup_records.state -> {}", progress.target()) })
+            }
+        }
+    }
+
+    async fn update_backup_transfer(
+        &self,
+        id: BackupId,
+        transfer: &BackupTransfer,
+        now: OffsetDateTime,
+    ) -> Result<(), StorageError> {
+        let counts = transfer
+            .row_counts
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| corrupt("backup_records.row_counts", e))?;
+        let done = sqlx::query(
+            "UPDATE backup_records SET upload_id = COALESCE($2, upload_id), \
+             bytes_done = MAX(bytes_done, $3), row_counts = COALESCE($4, row_counts), updated_at = $5 \
+             WHERE id = $1 AND state IN ('dumping', 'uploading')",
+        )
+        .bind(id.0)
+        .bind(transfer.upload_id.as_deref())
+        .bind(int8(transfer.bytes_done, "backup_records.bytes_done")?)
+        .bind(counts)
+        .bind(micros(now))
+        .execute(self.writer())
+        .await
+        .map_err(storage_error)?;
+        if done.rows_affected() == 1 {
+            return Ok(());
+        }
+        self.get_backup(id).await?;
+        Err(StorageError::Conflict { constraint: "backup_records.state (not running)".into() })
+    }
+
+    async fn record_backup_verification(
+        &self,
+        id: BackupId,
+        outcome: Result<(), String>,
+        now: OffsetDateTime,
+    ) -> Result<BackupRecord, StorageError> {
+        let (verified, error) = match &outcome {
+            Ok(()) => (true, None),
+            Err(e) => (false, Some(e.as_str())),
+        };
+        let row = sqlx::query(concat!(
+            "UPDATE backup_records SET verified_at = CASE WHEN $2 THEN $4 ELSE verified_at END, \
+             verify_error = $3, updated_at = $4 WHERE id = $1 AND state = 'completed' RETURNING ",
+            record_columns!()
+        ))
+        .bind(id.0)
+        .bind(verified)
+        .bind(error)
+        .bind(micros(now))
+        .fetch_optional(self.writer())
+        .await
+        .map_err(storage_error)?;
+        match row {
+            Some(row) => record_from_row(&row),
+            None => {
+                self.get_backup(id).await?;
+                Err(StorageError::Conflict { constraint: "backup_records.state (not completed)".into() })
             }
         }
     }

@@ -11,8 +11,10 @@ use crate::postgres::{MigrationFile, MigrationReport, MigrationSet, StoreError};
 use crate::sqlite::error_mapping::storage_error;
 
 /// The SQLite migrations this binary ships, in order. A new migration is a new file and a line here.
-const EMBEDDED: &[(&str, &str)] =
-    &[("0001_initial.sql", include_str!("../../../../../migrations/sqlite/0001_initial.sql"))];
+const EMBEDDED: &[(&str, &str)] = &[
+    ("0001_initial.sql", include_str!("../../../../../migrations/sqlite/0001_initial.sql")),
+    ("0002_backup_verification.sql", include_str!("../../../../../migrations/sqlite/0002_backup_verification.sql")),
+];
 
 pub(crate) fn embedded() -> MigrationSet {
     MigrationSet::new(EMBEDDED.iter().filter_map(|(name, sql)| MigrationFile::new(*name, *sql)).collect())

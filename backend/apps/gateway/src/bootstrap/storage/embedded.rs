@@ -24,8 +24,11 @@ pub async fn open(config: &mut Config, role: Role) -> Result<Storage, StartError
     };
     data_dir::resolve_master_key(config)?;
     let facts = open_sqlite(config).await?;
+    let source = gateway_store::backup::SqliteSource::new(facts.reader().clone(), dir.join("backup-staging"));
     Ok(Storage {
         mode: Mode::Embedded,
+        backup_engine: Arc::new(gateway_store::backup::S3BackupEngine::sqlite(source)),
+        single_process: true,
         facts,
         coordination: Arc::new(MemoryCoordination::new()),
         coordination_probe: None,

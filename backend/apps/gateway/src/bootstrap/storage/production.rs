@@ -60,9 +60,13 @@ pub async fn open(config: &Config) -> Result<Storage, StartError> {
         RedisCoordination::new(RedisSettings::new(redis_url, config.redis.key_prefix.clone()))
             .map_err(|e| StartError::Config(ConfigError::invalid("redis.url", &e.to_string())))?,
     );
+    let source = gateway_store::backup::PostgresSource::new(database_url(config)?, None)
+        .map_err(|e| StartError::Config(ConfigError::invalid("database.url", &e.message)))?;
     Ok(Storage {
         mode: Mode::Production,
         facts: postgres,
+        backup_engine: Arc::new(gateway_store::backup::S3BackupEngine::postgres(source)),
+        single_process: false,
         coordination: coordination.clone(),
         coordination_probe: Some(Arc::new(RedisProbe(coordination))),
         lock: None,
