@@ -7,6 +7,7 @@ mod admin;
 mod data_plane;
 mod probes;
 mod recovery;
+mod telemetry;
 pub mod storage;
 mod updates;
 

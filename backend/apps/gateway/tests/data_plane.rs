@@ -10,6 +10,7 @@ mod drain;
 mod failover;
 mod identity;
 mod invariants;
+mod metrics;
 mod outage;
 mod prewarm;
 mod records;

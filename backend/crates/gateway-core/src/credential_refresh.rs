@@ -157,6 +157,7 @@ pub struct CredentialRefresher {
     settings: RefreshSettings,
     locks: Mutex<HashMap<AccountId, Arc<tokio::sync::Mutex<()>>>>,
     held: HeldWrites,
+    telemetry: crate::telemetry::Telemetry,
 }
 
 /// The lease that makes one account's refresh single-flight across replicas.
@@ -180,6 +181,25 @@ impl CredentialRefresher {
             settings,
             locks: Mutex::new(HashMap::new()),
             held: HeldWrites::default(),
+            telemetry: crate::telemetry::Telemetry::disabled(),
+        }
+    }
+
+    /// Counts refresh outcomes into `telemetry`.
+    pub fn with_telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.telemetry = telemetry;
+        self
+    }
+
+    fn count(&self, account: AccountId, result: &Result<RefreshOutcome, RefreshError>) {
+        let outcome = match result {
+            Ok(RefreshOutcome::Renewed(_)) => "renewed",
+            Ok(RefreshOutcome::Newer(_)) => "newer",
+            Ok(RefreshOutcome::NotDue) => return,
+            Err(error) => error.code(),
+        };
+        if let Some(entry) = self.snapshots.current().account(account) {
+            self.telemetry.refresh_finished(entry.provider(), outcome);
         }
     }
 
@@ -221,6 +241,7 @@ impl CredentialRefresher {
             None => return self.wait_for_other(account, trigger).await,
         };
         let result = self.refresh_leased(account, trigger, &lease).await;
+        self.count(account, &result);
         if !matches!(result, Err(RefreshError::WritePending)) {
             // A held write keeps the lease (renewed by the retries) so that no replica spends
             // the old token meanwhile.
@@ -259,6 +280,7 @@ impl CredentialRefresher {
                     other => other,
                 };
                 let result = self.refresh_leased(account, trigger, &lease).await;
+        self.count(account, &result);
                 if !matches!(result, Err(RefreshError::WritePending)) {
                     let _ = self.ports.leases.release_lease(&lease).await;
                 }

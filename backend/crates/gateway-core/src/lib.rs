@@ -29,3 +29,4 @@ pub mod refresh_schedule;
 pub mod request_recovery;
 pub mod selection;
 pub mod snapshot;
+pub mod telemetry;

@@ -4,4 +4,4 @@ mod failover;
 mod failover_table;
 mod invariants;
 mod pool_cache;
-mod support;
+pub mod support;

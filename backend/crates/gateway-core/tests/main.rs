@@ -12,3 +12,4 @@ mod refresh_schedule;
 mod request_recovery;
 mod selection;
 mod snapshot;
+mod telemetry;

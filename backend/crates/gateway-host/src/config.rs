@@ -6,6 +6,7 @@
 
 mod admin;
 mod load;
+mod observability;
 mod update;
 
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
 pub use admin::AdminConfig;
+pub use observability::{MetricsConfig, TracingConfig};
 pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
 pub use update::{RestartMode, UpdateConfig};
 
@@ -36,6 +38,8 @@ pub struct Config {
     pub providers: ProvidersConfig,
     pub admin: AdminConfig,
     pub update: UpdateConfig,
+    pub metrics: MetricsConfig,
+    pub tracing: TracingConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -437,6 +441,7 @@ impl Config {
         }
         self.admin.validate()?;
         self.update.validate()?;
+        self.metrics.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
         }

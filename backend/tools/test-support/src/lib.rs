@@ -8,12 +8,14 @@
 
 pub mod ports;
 pub mod postgres;
+pub mod prometheus;
 pub mod redis;
 pub mod tcp_proxy;
 pub mod wait;
 
 pub use ports::free_port;
 pub use postgres::TestDatabase;
+pub use prometheus::{prometheus_names, prometheus_sample, prometheus_series};
 pub use redis::{redis_url, unique_prefix};
 pub use tcp_proxy::TcpProxy;
 pub use wait::wait_until;

@@ -44,6 +44,7 @@ pub fn build(
     storage: &Storage,
     snapshots: &SnapshotHolder,
     quota: Arc<QuotaRecorder>,
+    telemetry: &gateway_core::telemetry::Telemetry,
     workers: &mut WorkerRuntime,
 ) -> Result<Accounts, StartError> {
     let store = storage.facts.clone();
@@ -60,7 +61,8 @@ pub fn build(
         vec![Arc::new(provider.renewer())],
         snapshots.clone(),
         RefreshSettings::default(),
-    ));
+    )
+    .with_telemetry(telemetry.clone()));
     let openai = Arc::new(provider.with_refresher(refresher.clone()));
     let prober = Arc::new(QuotaProber::new(
         vec![openai.clone() as Arc<dyn QuotaProbe>],

@@ -20,6 +20,7 @@ use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
+use super::telemetry;
 use super::{StartError, Storage};
 
 pub struct DataPlane {
@@ -146,9 +147,12 @@ pub async fn build(
         }),
     )?;
 
+    // Metrics: the engine and the refresher record into one recorder, `/metrics` renders it.
+    let metrics = telemetry::build(&config.metrics, workers)?;
+
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
     let quota = Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone()));
-    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), workers)?;
+    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), &metrics.telemetry, workers)?;
     let providers = ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>]);
 
     // Observations: a bounded queue drained by one flush worker.
@@ -209,7 +213,13 @@ pub async fn build(
     )?;
     let _ = shutdown;
 
-    let metrics = Metrics { observations: observations.stats().clone() };
+    let endpoint = config.metrics.enabled.then(|| Metrics {
+        observations: observations.stats().clone(),
+        exporter: metrics.exporter.clone(),
+        snapshots: snapshots.clone(),
+        held: recovery.held.clone(),
+        token_digest: config.metrics.bearer_token.as_deref().map(|token| Metrics::digest(token.trim())),
+    });
     let engine = Arc::new(Engine {
         snapshots: snapshots.clone(),
         providers,
@@ -221,6 +231,7 @@ pub async fn build(
         prices: Arc::new(PriceTable::default()),
         affinity_hints: Default::default(),
         pools: Default::default(),
+        telemetry: metrics.telemetry.clone(),
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
             lease_ttl,
@@ -235,7 +246,9 @@ pub async fn build(
             ..EngineSettings::default()
         },
     });
-    let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
-        .merge(metrics_routes(metrics));
+    let mut router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes });
+    if let Some(endpoint) = endpoint {
+        router = router.merge(metrics_routes(endpoint));
+    }
     Ok(DataPlane { router, accounts, snapshots, recovery })
 }

@@ -188,9 +188,16 @@ async fn acquire(
             Some(ReplacedAttempt { lease, feedback: state.feedback.take(), circuit: guard.take_circuit() })
         }),
     };
-    match engine.slots.acquire(&request).await.map_err(coordination_error)? {
+    let outcome = engine.slots.acquire(&request).await.map_err(|error| {
+        engine.telemetry.coordination_error(error.kind().code());
+        coordination_error(error)
+    })?;
+    match outcome {
         AcquireOutcome::Granted(grant) => Ok(Acquired::Granted(grant)),
-        AcquireOutcome::AdmissionDenied(denial) => Err(admission_error(denial, record.spend_period)),
+        AcquireOutcome::AdmissionDenied(denial) => {
+            engine.telemetry.admission_rejected(denial.reason());
+            Err(admission_error(denial, record.spend_period))
+        }
         AcquireOutcome::CircuitOpen { until } => {
             state.last_error = Some(super::circuit::open_error(until));
             Ok(Acquired::NextProvider)
@@ -342,11 +349,13 @@ async fn on_failure(
                 return Ok(true);
             }
             state.feedback = Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
+            engine.telemetry.failover(step.kind, failure.code());
             state.tried.push(account);
             state.last_error = Some(failure_error(failure));
             Ok(false)
         }
         Next::NextAccount(feedback) => {
+            engine.telemetry.failover(step.kind, failure.code());
             state.feedback = feedback;
             state.tried.push(account);
             state.last_error = Some(if ctx.only_account.is_some() {

@@ -16,6 +16,7 @@ use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::ports::SnapshotFacts;
 use gateway_core::provider::{Operation, Provider, ProviderSet};
 use gateway_core::snapshot::{RuntimeSnapshot, SnapshotHolder};
+use gateway_core::telemetry::Telemetry;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -43,6 +44,8 @@ pub struct Setup {
     pub queue_capacity: usize,
     /// Bytes the observation queue may hold.
     pub queue_bytes: usize,
+    /// Disabled unless a test records metrics.
+    pub telemetry: Telemetry,
 }
 
 impl World {
@@ -63,6 +66,7 @@ impl World {
             settings: EngineSettings::default(),
             queue_capacity: 1024,
             queue_bytes: 1 << 24,
+            telemetry: Telemetry::disabled(),
         };
         configure(&mut setup);
         let coordination = Arc::new(FakeCoordination::new());
@@ -86,6 +90,7 @@ impl World {
             settings: setup.settings,
             affinity_hints: Default::default(),
             pools: Default::default(),
+            telemetry: setup.telemetry,
         });
         let stop = CancellationToken::new();
         let mut tasks = JoinSet::new();
