@@ -4,11 +4,12 @@
 
 mod accounts;
 mod admin;
+mod alerts;
 mod data_plane;
 mod probes;
 mod recovery;
-mod telemetry;
 pub mod storage;
+mod telemetry;
 mod updates;
 
 use std::sync::Arc;
@@ -69,11 +70,14 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router = health
+    let mut router = health
         .routes()
         .merge(data_plane.router)
         .merge(admin::build(&config, &storage, &data_plane.accounts, &updater).await?)
         .merge(gateway_api::embedded_spa_routes());
+    if config.tracing.access_log {
+        router = gateway_api::with_access_log(router);
+    }
 
     // What a crashed predecessor of this replica left is taken over before the first request.
     let recovery = &data_plane.recovery;

@@ -1,6 +1,7 @@
 //! The data plane end to end: one real gateway process per test.
 
 mod affinity;
+mod alerts;
 mod budgets;
 mod circuit;
 mod client_errors;

@@ -158,6 +158,7 @@ pub struct CredentialRefresher {
     locks: Mutex<HashMap<AccountId, Arc<tokio::sync::Mutex<()>>>>,
     held: HeldWrites,
     telemetry: crate::telemetry::Telemetry,
+    alerts: crate::alerts::AlertSink,
 }
 
 /// The lease that makes one account's refresh single-flight across replicas.
@@ -182,7 +183,14 @@ impl CredentialRefresher {
             locks: Mutex::new(HashMap::new()),
             held: HeldWrites::default(),
             telemetry: crate::telemetry::Telemetry::disabled(),
+            alerts: crate::alerts::AlertSink::disabled(),
         }
+    }
+
+    /// Raises `refresh_failing` when a refresh ends terminally.
+    pub fn with_alerts(mut self, alerts: crate::alerts::AlertSink) -> Self {
+        self.alerts = alerts;
+        self
     }
 
     /// Counts refresh outcomes into `telemetry`.
@@ -198,8 +206,27 @@ impl CredentialRefresher {
             Ok(RefreshOutcome::NotDue) => return,
             Err(error) => error.code(),
         };
-        if let Some(entry) = self.snapshots.current().account(account) {
-            self.telemetry.refresh_finished(entry.provider(), outcome);
+        let provider = self.snapshots.current().account(account).map(|entry| entry.provider());
+        if let Some(provider) = provider {
+            self.telemetry.refresh_finished(provider, outcome);
+        }
+        if let Err(RefreshError::Terminal { reason }) = result {
+            let kind = if reason == "banned" || reason.contains("deactivated") {
+                crate::alerts::AlertKind::AccountBanned
+            } else {
+                crate::alerts::AlertKind::RefreshFailing
+            };
+            self.alerts.raise(crate::alerts::Alert {
+                kind,
+                occurred_at: OffsetDateTime::now_utc(),
+                provider,
+                account_id: Some(account),
+                client_key_id: None,
+                reason: reason.clone(),
+                message: format!(
+                    "The credential of account {account} cannot be refreshed ({reason}); re-authorise it."
+                ),
+            });
         }
     }
 
@@ -280,7 +307,7 @@ impl CredentialRefresher {
                     other => other,
                 };
                 let result = self.refresh_leased(account, trigger, &lease).await;
-        self.count(account, &result);
+                self.count(account, &result);
                 if !matches!(result, Err(RefreshError::WritePending)) {
                     let _ = self.ports.leases.release_lease(&lease).await;
                 }

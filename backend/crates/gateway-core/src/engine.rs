@@ -136,11 +136,28 @@ pub struct Engine {
     pub pools: pool_cache::PoolCache,
     /// Request, attempt and admission metrics (disabled: records nothing).
     pub telemetry: crate::telemetry::Telemetry,
+    /// Where banned accounts and empty pools are raised (disabled: dropped).
+    pub alerts: crate::alerts::AlertSink,
 }
 
 impl Engine {
     /// The request chain of SPEC §3, one named phase per step.
     pub async fn handle(&self, inbound: InboundRequest) -> Reply {
+        // The span every log line of the request carries: its id (once recorded) and the
+        // client's W3C trace id.
+        let trace_id = inbound
+            .headers
+            .iter()
+            .find(|(name, _)| name == "traceparent")
+            .and_then(|(_, value)| std::str::from_utf8(value).ok())
+            .and_then(crate::trace_context::trace_id)
+            .unwrap_or_default();
+        let span = tracing::info_span!("request", request_id = tracing::field::Empty, trace_id = %trace_id);
+        tracing::Instrument::instrument(self.run(inbound), span).await
+    }
+
+    /// The phases, in order.
+    async fn run(&self, inbound: InboundRequest) -> Reply {
         let arrived = std::time::Instant::now();
         let (route, transport) = (inbound.operation.name(), inbound.transport);
         // Freeze the snapshot: this request reads nothing else until it ends.
@@ -158,6 +175,7 @@ impl Engine {
             Err(error) => return self.refuse_early(route, transport, &error),
         };
         let mut record = self.record_start(&ctx, arrived);
+        tracing::Span::current().record("request_id", tracing::field::display(record.id));
         match attempts::run(self, &ctx, &mut record).await {
             Ok(accepted) => self.deliver(&ctx, accepted, record).await,
             Err(error) => Self::refuse(record, &error),

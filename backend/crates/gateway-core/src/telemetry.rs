@@ -171,7 +171,11 @@ impl Telemetry {
     pub fn admission_rejected(&self, reason: &'static str) {
         let Some(inner) = &self.inner else { return };
         let register = |reason: &'static str| {
-            register_counter(&*inner.recorder, names::ADMISSION_REJECTIONS, vec![Label::from_static_parts("reason", reason)])
+            register_counter(
+                &*inner.recorder,
+                names::ADMISSION_REJECTIONS,
+                vec![Label::from_static_parts("reason", reason)],
+            )
         };
         inner.admission.get(reason, register).increment(1);
     }

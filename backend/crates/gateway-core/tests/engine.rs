@@ -1,3 +1,4 @@
+mod alerts;
 mod candidates;
 mod chain;
 mod failover;

@@ -13,3 +13,4 @@ mod request_recovery;
 mod selection;
 mod snapshot;
 mod telemetry;
+mod trace_context;

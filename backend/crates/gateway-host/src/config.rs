@@ -16,8 +16,8 @@ use gateway_core::redaction::url_userinfo_redacted;
 use serde::{Deserialize, Serialize};
 
 pub use admin::AdminConfig;
-pub use observability::{MetricsConfig, TracingConfig};
 pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
+pub use observability::{AlertsConfig, MetricsConfig, TracingConfig, WebhookConfig};
 pub use update::{RestartMode, UpdateConfig};
 
 /// The environment variable that names the configuration file.
@@ -40,6 +40,7 @@ pub struct Config {
     pub update: UpdateConfig,
     pub metrics: MetricsConfig,
     pub tracing: TracingConfig,
+    pub alerts: AlertsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -442,6 +443,7 @@ impl Config {
         self.admin.validate()?;
         self.update.validate()?;
         self.metrics.validate()?;
+        self.alerts.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
         }

@@ -20,8 +20,8 @@ use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
-use super::telemetry;
 use super::{StartError, Storage};
+use super::{alerts, telemetry};
 
 pub struct DataPlane {
     pub router: Router,
@@ -147,17 +147,20 @@ pub async fn build(
         }),
     )?;
 
+    // Observations: a bounded queue drained by one flush worker (registered below).
+    let (observations, receiver) =
+        observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
+
     // Metrics: the engine and the refresher record into one recorder, `/metrics` renders it.
+    // Alerts: both raise into one queue, delivered to the webhooks (deliveries observed).
     let metrics = telemetry::build(&config.metrics, workers)?;
+    let alert_sink = alerts::build(config, observations.clone(), workers).await?;
+    let observe = accounts::Observe { telemetry: metrics.telemetry.clone(), alerts: alert_sink.clone() };
 
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
     let quota = Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone()));
-    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), &metrics.telemetry, workers)?;
+    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), &observe, workers)?;
     let providers = ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>]);
-
-    // Observations: a bounded queue drained by one flush worker.
-    let (observations, receiver) =
-        observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
     let sinks = ObservationSinks { requests: store.clone(), ops: store.clone(), quota };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
@@ -232,6 +235,7 @@ pub async fn build(
         affinity_hints: Default::default(),
         pools: Default::default(),
         telemetry: metrics.telemetry.clone(),
+        alerts: alert_sink,
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
             lease_ttl,

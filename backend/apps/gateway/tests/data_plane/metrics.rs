@@ -13,13 +13,8 @@ use crate::gateway::{Gateway, terminal_rows};
 const TOKEN: &str = "metrics-token-0123456789";
 
 async fn scrape(gateway: &Gateway) -> String {
-    let response = gateway
-        .client()
-        .get(format!("{}/metrics", gateway.url))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .expect("scrape");
+    let response =
+        gateway.client().get(format!("{}/metrics", gateway.url)).bearer_auth(TOKEN).send().await.expect("scrape");
     assert_eq!(response.status(), 200);
     response.text().await.expect("metrics text")
 }
@@ -95,15 +90,40 @@ async fn a_scrape_after_a_scripted_run_counts_exactly_the_requests_and_outcomes_
     let rows = terminal_rows(&gateway.pool().await, 3).await;
     assert_eq!(rows.len(), 3);
     assert!(!text.contains(&gateway.key), "no key in the exposition");
+    grafana_names_only_exported_metrics(&text);
+}
+
+/// `deploy/grafana/switchboard.json` parses and every metric it queries is one this scrape
+/// declares (a histogram's `_bucket`/`_count`/`_sum` series belong to its name).
+fn grafana_names_only_exported_metrics(text: &str) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../deploy/grafana/switchboard.json");
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("dashboard file")).expect("dashboard JSON");
+    let declared = test_support::prometheus_names(text);
+    let mut checked = 0;
+    for panel in dashboard["panels"].as_array().expect("panels") {
+        for target in panel["targets"].as_array().expect("targets") {
+            let expr = target["expr"].as_str().expect("expr");
+            for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if !word.starts_with("switchboard_") {
+                    continue;
+                }
+                let name = ["_bucket", "_count", "_sum"]
+                    .iter()
+                    .find_map(|suffix| word.strip_suffix(suffix).filter(|base| declared.iter().any(|d| d == base)))
+                    .unwrap_or(word);
+                assert!(declared.iter().any(|d| d == name), "the dashboard queries {word}, which is not exported");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 14, "{checked} metric references checked");
 }
 
 #[tokio::test]
 async fn the_metrics_endpoint_refuses_a_scrape_without_its_token() {
-    let gateway = Gateway::start_with(
-        vec![AccountSpec::openai("acct-a")],
-        &[("SWITCHBOARD_METRICS_BEARER_TOKEN", TOKEN)],
-    )
-    .await;
+    let gateway =
+        Gateway::start_with(vec![AccountSpec::openai("acct-a")], &[("SWITCHBOARD_METRICS_BEARER_TOKEN", TOKEN)]).await;
     let url = format!("{}/metrics", gateway.url);
     let anonymous = gateway.client().get(&url).send().await.expect("scrape");
     assert_eq!(anonymous.status(), 401);

@@ -9,6 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 use gateway_core::accounting::PriceTable;
+use gateway_core::alerts::AlertSink;
 use gateway_core::coordination::HeldSlots;
 use gateway_core::domain::{AccountId, BootId, ClientKeyLimits, KeyScope, ProviderKind, RequestId, Transport};
 use gateway_core::engine::{Delivery, Engine, EngineSettings, InboundRequest, Reply};
@@ -46,6 +47,8 @@ pub struct Setup {
     pub queue_bytes: usize,
     /// Disabled unless a test records metrics.
     pub telemetry: Telemetry,
+    /// Disabled unless a test reads alerts.
+    pub alerts: AlertSink,
 }
 
 impl World {
@@ -67,6 +70,7 @@ impl World {
             queue_capacity: 1024,
             queue_bytes: 1 << 24,
             telemetry: Telemetry::disabled(),
+            alerts: AlertSink::disabled(),
         };
         configure(&mut setup);
         let coordination = Arc::new(FakeCoordination::new());
@@ -91,6 +95,7 @@ impl World {
             affinity_hints: Default::default(),
             pools: Default::default(),
             telemetry: setup.telemetry,
+            alerts: setup.alerts,
         });
         let stop = CancellationToken::new();
         let mut tasks = JoinSet::new();
