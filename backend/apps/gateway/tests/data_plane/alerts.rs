@@ -17,16 +17,19 @@ use crate::gateway::Gateway;
 
 const SECRET: &str = "whsec-e2e-0123456789";
 
+/// What the receiver was sent: headers and body of each POST.
+type Seen = Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>;
+
 /// A webhook receiver on a loopback port: answers 500 to the first POST, 200 afterwards.
 struct Receiver {
     url: String,
-    seen: Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>,
+    seen: Seen,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Receiver {
     async fn start() -> Self {
-        let seen: Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let router = axum::Router::new().route(
             "/hook",
             axum::routing::post({
