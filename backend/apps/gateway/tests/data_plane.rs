@@ -17,6 +17,7 @@ mod prewarm;
 mod records;
 mod request_bodies;
 mod request_faults;
+mod trace_context;
 mod transparency;
 mod websocket_limits;
 
