@@ -2,12 +2,14 @@
 //! the exporter renders them (requests, latencies, attempts, failovers, admission, refreshes),
 //! the observation queue's counters ([`queue`]) and the pool as the routing snapshot sees it at
 //! scrape time ([`pool`]: accounts by state, quota used-percent per window, in-flight per
-//! account) — computed when scraped, so the hot path pays nothing for them.
+//! account) and the upstream WebSocket pools ([`sockets`]) — computed when scraped, so the hot
+//! path pays nothing for them.
 //!
 //! With `metrics.bearer_token` set the endpoint answers 401 without `Authorization: Bearer`.
 
 mod pool;
 mod queue;
+mod sockets;
 
 use std::sync::Arc;
 
@@ -31,6 +33,8 @@ pub struct Metrics {
     pub held: HeldSlots,
     /// SHA-256 of the bearer token `/metrics` requires, when one is configured.
     pub token_digest: Option<[u8; 32]>,
+    /// The providers' upstream WebSocket pools, by provider name.
+    pub socket_pools: Vec<(&'static str, Arc<dyn gateway_core::telemetry::SocketPoolSource>)>,
 }
 
 impl Metrics {
@@ -62,6 +66,7 @@ async fn render(State(metrics): State<Metrics>, headers: HeaderMap) -> Response 
     }
     queue::render(&mut out, &metrics.observations);
     pool::render(&mut out, &metrics.snapshots.current(), &metrics.held.in_flight_by_account());
+    sockets::render(&mut out, &metrics.socket_pools);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4"), (header::CACHE_CONTROL, "no-store")], out).into_response()
 }
 

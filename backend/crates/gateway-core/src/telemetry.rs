@@ -33,6 +33,22 @@ pub mod names {
     pub const COORDINATION_ERRORS: &str = "switchboard_coordination_errors_total";
 }
 
+/// A provider's upstream WebSocket pool, read when `/metrics` is scraped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SocketPoolStats {
+    /// Sockets in the pool now.
+    pub open: u64,
+    /// Sockets opened since the start.
+    pub opened: u64,
+    /// Turns that found a live socket to reuse.
+    pub reused: u64,
+}
+
+/// Implemented by a provider that pools upstream WebSockets.
+pub trait SocketPoolSource: Send + Sync {
+    fn socket_pool(&self) -> SocketPoolStats;
+}
+
 /// What the composition root configures.
 #[derive(Debug, Clone, Copy)]
 pub struct TelemetrySettings {

@@ -222,6 +222,10 @@ pub async fn build(
         snapshots: snapshots.clone(),
         held: recovery.held.clone(),
         token_digest: config.metrics.bearer_token.as_deref().map(|token| Metrics::digest(token.trim())),
+        socket_pools: vec![(
+            gateway_core::domain::ProviderKind::Openai.as_str(),
+            accounts.openai.clone() as Arc<dyn gateway_core::telemetry::SocketPoolSource>,
+        )],
     });
     let engine = Arc::new(Engine {
         snapshots: snapshots.clone(),

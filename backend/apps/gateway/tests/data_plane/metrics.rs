@@ -86,6 +86,9 @@ async fn a_scrape_after_a_scripted_run_counts_exactly_the_requests_and_outcomes_
     }
     assert_eq!(count("switchboard_accounts", &[("state", "normal")]), 2.0, "{text}");
     assert_eq!(count("switchboard_account_in_flight", &[]), 0.0);
+    // No WebSocket in this run: the pool is declared, empty and never reused.
+    assert!(text.contains("switchboard_websocket_pool_sockets{provider=\"openai\"} 0"), "{text}");
+    assert_eq!(count("switchboard_websocket_pool_reuses_total", &[("provider", "openai")]), 0.0);
     // The same run as the request log holds it: one row per request that got a model.
     let rows = terminal_rows(&gateway.pool().await, 3).await;
     assert_eq!(rows.len(), 3);
