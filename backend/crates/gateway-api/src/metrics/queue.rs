@@ -29,6 +29,11 @@ pub fn render(out: &mut String, stats: &ObservationStats) {
         "Observations dropped because their write failed or shutdown ran out of time.",
         stats.dropped_write.load(Ordering::Relaxed),
     );
+    counter(
+        "switchboard_storage_write_errors_total",
+        "Observation batch writes the database (PostgreSQL or SQLite) failed; unavailable-store failures are retried.",
+        stats.write_errors.load(Ordering::Relaxed),
+    );
     let _ = writeln!(
         out,
         "# HELP switchboard_observations_queued_bytes Bytes held by the observation queue.\n# TYPE switchboard_observations_queued_bytes gauge\nswitchboard_observations_queued_bytes {}",
