@@ -4,11 +4,13 @@
 
 mod accounts;
 mod admin;
+mod alerts;
 mod backups;
 mod data_plane;
 mod probes;
 mod recovery;
 pub mod storage;
+mod telemetry;
 mod updates;
 mod xai;
 
@@ -72,11 +74,14 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
     let backup_daemon = backups::build(&storage, &mut workers)?;
     let probes: Vec<Arc<dyn ReadinessProbe>> = probes::for_storage(&storage, &data_plane.snapshots);
     let health = Health::new(probes, workers.registry(), shutdown.clone());
-    let router = health
+    let mut router = health
         .routes()
         .merge(data_plane.router)
         .merge(admin::build(&config, &storage, &data_plane.accounts, &updater, backup_daemon).await?)
         .merge(gateway_api::embedded_spa_routes());
+    if config.tracing.access_log {
+        router = gateway_api::with_access_log(router);
+    }
 
     // What a crashed predecessor of this replica left is taken over before the first request.
     let recovery = &data_plane.recovery;

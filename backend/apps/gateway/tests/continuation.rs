@@ -71,6 +71,19 @@ async fn matrix(owner: Owner) {
         }
     }
     assert_eq!(calls(&gateway, "acct-b"), b_before, "no continuation was served by another account");
+    if owner == Owner::Healthy {
+        // The continued cells ran on the live upstream sockets: the pool counts the reuse.
+        let text = reqwest::get(format!("{}/metrics", gateway.url)).await.expect("scrape").text().await.expect("text");
+        let pool = [("provider", "openai")];
+        assert!(
+            test_support::prometheus_sample(&text, "switchboard_websocket_pool_reuses_total", &pool) >= 2.0,
+            "{text}"
+        );
+        assert!(
+            test_support::prometheus_sample(&text, "switchboard_websocket_pool_opened_total", &pool) >= 1.0,
+            "{text}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The data plane end to end: one real gateway process per test.
 
 mod affinity;
+mod alerts;
 mod budgets;
 mod circuit;
 mod client_errors;
@@ -11,12 +12,14 @@ mod failover;
 mod grok;
 mod identity;
 mod invariants;
+mod metrics;
 mod outage;
 mod prewarm;
 mod provider_fallback;
 mod records;
 mod request_bodies;
 mod request_faults;
+mod trace_context;
 mod transparency;
 mod websocket_limits;
 

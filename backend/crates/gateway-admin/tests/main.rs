@@ -1,6 +1,7 @@
 //! Tests of the gateway-admin package: pure rules of the admin use cases (validation,
 //! passwords, tokens, buckets, redaction of audit details).
 
+mod alerting;
 mod auth;
 mod backup_daemon;
 mod login;

@@ -6,11 +6,13 @@
 //! - never imports a provider, `gateway-store` or an infrastructure crate (sqlx, redis, aws-*);
 //! - every error reaching a client has the OpenAI error shape (client API) or the admin envelope.
 
+pub mod access_log;
 pub mod admin;
 pub mod client;
 pub mod metrics;
 pub mod spa;
 
+pub use access_log::with_access_log;
 pub use admin::{AdminHttpConfig, AdminPorts, admin_openapi, admin_routes};
 pub use client::{ClientApi, client_routes, overloaded_routes};
 pub use metrics::{Metrics, metrics_routes};

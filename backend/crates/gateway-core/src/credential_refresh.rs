@@ -157,6 +157,8 @@ pub struct CredentialRefresher {
     settings: RefreshSettings,
     locks: Mutex<HashMap<AccountId, Arc<tokio::sync::Mutex<()>>>>,
     held: HeldWrites,
+    telemetry: crate::telemetry::Telemetry,
+    alerts: crate::alerts::AlertSink,
 }
 
 /// The lease that makes one account's refresh single-flight across replicas.
@@ -180,6 +182,51 @@ impl CredentialRefresher {
             settings,
             locks: Mutex::new(HashMap::new()),
             held: HeldWrites::default(),
+            telemetry: crate::telemetry::Telemetry::disabled(),
+            alerts: crate::alerts::AlertSink::disabled(),
+        }
+    }
+
+    /// Raises `refresh_failing` when a refresh ends terminally.
+    pub fn with_alerts(mut self, alerts: crate::alerts::AlertSink) -> Self {
+        self.alerts = alerts;
+        self
+    }
+
+    /// Counts refresh outcomes into `telemetry`.
+    pub fn with_telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.telemetry = telemetry;
+        self
+    }
+
+    fn count(&self, account: AccountId, result: &Result<RefreshOutcome, RefreshError>) {
+        let outcome = match result {
+            Ok(RefreshOutcome::Renewed(_)) => "renewed",
+            Ok(RefreshOutcome::Newer(_)) => "newer",
+            Ok(RefreshOutcome::NotDue) => return,
+            Err(error) => error.code(),
+        };
+        let provider = self.snapshots.current().account(account).map(|entry| entry.provider());
+        if let Some(provider) = provider {
+            self.telemetry.refresh_finished(provider, outcome);
+        }
+        if let Err(RefreshError::Terminal { reason }) = result {
+            let kind = if reason == "banned" || reason.contains("deactivated") {
+                crate::alerts::AlertKind::AccountBanned
+            } else {
+                crate::alerts::AlertKind::RefreshFailing
+            };
+            self.alerts.raise(crate::alerts::Alert {
+                kind,
+                occurred_at: OffsetDateTime::now_utc(),
+                provider,
+                account_id: Some(account),
+                client_key_id: None,
+                reason: reason.clone(),
+                message: format!(
+                    "The credential of account {account} cannot be refreshed ({reason}); re-authorise it."
+                ),
+            });
         }
     }
 
@@ -221,6 +268,7 @@ impl CredentialRefresher {
             None => return self.wait_for_other(account, trigger).await,
         };
         let result = self.refresh_leased(account, trigger, &lease).await;
+        self.count(account, &result);
         if !matches!(result, Err(RefreshError::WritePending)) {
             // A held write keeps the lease (renewed by the retries) so that no replica spends
             // the old token meanwhile.
@@ -259,6 +307,7 @@ impl CredentialRefresher {
                     other => other,
                 };
                 let result = self.refresh_leased(account, trigger, &lease).await;
+                self.count(account, &result);
                 if !matches!(result, Err(RefreshError::WritePending)) {
                     let _ = self.ports.leases.release_lease(&lease).await;
                 }

@@ -135,30 +135,58 @@ pub struct Engine {
     pub affinity_hints: affinity_hints::AffinityHints,
     /// Candidate pools per snapshot, scope, provider, model and catalog generation.
     pub pools: pool_cache::PoolCache,
+    /// Request, attempt and admission metrics (disabled: records nothing).
+    pub telemetry: crate::telemetry::Telemetry,
+    /// Where banned accounts and empty pools are raised (disabled: dropped).
+    pub alerts: crate::alerts::AlertSink,
 }
 
 impl Engine {
     /// The request chain of SPEC §3, one named phase per step.
     pub async fn handle(&self, inbound: InboundRequest) -> Reply {
+        // The span every log line of the request carries: its id (once recorded) and the
+        // client's W3C trace id.
+        let trace_id = inbound
+            .headers
+            .iter()
+            .find(|(name, _)| name == "traceparent")
+            .and_then(|(_, value)| std::str::from_utf8(value).ok())
+            .and_then(crate::trace_context::trace_id)
+            .unwrap_or_default();
+        let span = tracing::info_span!("request", request_id = tracing::field::Empty, trace_id = %trace_id);
+        tracing::Instrument::instrument(self.run(inbound), span).await
+    }
+
+    /// The phases, in order.
+    async fn run(&self, inbound: InboundRequest) -> Reply {
+        let arrived = std::time::Instant::now();
+        let (route, transport) = (inbound.operation.name(), inbound.transport);
         // Freeze the snapshot: this request reads nothing else until it ends.
         let snapshot = self.snapshots.current();
         let key = match auth::authenticate(&snapshot, inbound.api_key.as_deref(), OffsetDateTime::now_utc()) {
             Ok(key) => key,
-            Err(error) => return Reply::error(&error, None),
+            Err(error) => return self.refuse_early(route, transport, &error),
         };
         let decoded = match decode::decode(&inbound.body) {
             Ok(decoded) => decoded,
-            Err(error) => return Reply::error(&error, None),
+            Err(error) => return self.refuse_early(route, transport, &error),
         };
         let ctx = match self.plan(inbound, snapshot, key, decoded).await {
             Ok(ctx) => ctx,
-            Err(error) => return Reply::error(&error, None),
+            Err(error) => return self.refuse_early(route, transport, &error),
         };
-        let mut record = self.record_start(&ctx);
+        let mut record = self.record_start(&ctx, arrived);
+        tracing::Span::current().record("request_id", tracing::field::display(record.id));
         match attempts::run(self, &ctx, &mut record).await {
             Ok(accepted) => self.deliver(&ctx, accepted, record).await,
             Err(error) => Self::refuse(record, &error),
         }
+    }
+
+    /// Refused before a record exists (key, body, route plan): counted, then the client's error.
+    fn refuse_early(&self, route: &'static str, transport: Transport, error: &ApiError) -> Reply {
+        self.telemetry.request_refused(route, transport, error.status());
+        Reply::error(error, None)
     }
 
     /// Plan: the route plan (model mapping, the providers and pools that may serve it within
@@ -200,7 +228,12 @@ impl Engine {
     }
 
     /// Record the start before anything can reach upstream (invariant 2).
-    fn record_start(&self, ctx: &RequestContext) -> record::RequestRecord {
+    fn record_start(&self, ctx: &RequestContext, arrived: std::time::Instant) -> record::RequestRecord {
+        let metrics = record::RecordTelemetry {
+            telemetry: self.telemetry.clone(),
+            model: self.telemetry.model_index(&ctx.model),
+            arrived,
+        };
         record::RequestRecord::start(
             self.observations.clone(),
             RequestId::new(),
@@ -212,6 +245,7 @@ impl Engine {
             ctx.key.scope.routing.clone(),
             self.settings.request_deadline,
             self.settings.runner.clone(),
+            metrics,
         )
     }
 

@@ -12,6 +12,7 @@
 //! - after the downstream commit no retry and no fallback happen.
 
 pub mod accounting;
+pub mod alerts;
 pub mod catalog;
 pub mod coordination;
 pub mod credential_import;
@@ -29,3 +30,5 @@ pub mod refresh_schedule;
 pub mod request_recovery;
 pub mod selection;
 pub mod snapshot;
+pub mod telemetry;
+pub mod trace_context;

@@ -46,6 +46,8 @@ pub struct ObservationStats {
     pub dropped_write: AtomicU64,
     pub written: AtomicU64,
     pub queued_bytes: AtomicUsize,
+    /// Batch writes the store failed (each retry of an unavailable store counts once).
+    pub write_errors: AtomicU64,
 }
 
 /// The newest quota facts per account since the last flush. Every response carries quota
@@ -267,6 +269,7 @@ impl BatchWriter {
                     }
                     Err(error) => {
                         tracing::warn!(%error, dropped = requests, "request observations refused by the store");
+                        self.stats.write_errors.fetch_add(1, Ordering::Relaxed);
                         requests_left = false;
                         self.settle(requests, false, tries);
                     }
@@ -283,6 +286,7 @@ impl BatchWriter {
                     }
                     Err(error) => {
                         tracing::warn!(%error, dropped = batch.ops.len(), "ops events refused by the store");
+                        self.stats.write_errors.fetch_add(1, Ordering::Relaxed);
                         ops_left = false;
                         self.settle(batch.ops.len(), false, tries);
                     }
@@ -323,6 +327,7 @@ impl BatchWriter {
     }
 
     fn note_retry(&self, n: usize, tries: u32, error: &StorageError) {
+        self.stats.write_errors.fetch_add(1, Ordering::Relaxed);
         if tries == 1 || tries.is_power_of_two() {
             tracing::warn!(%error, observations = n, tries, "observation write failed; retrying with backoff");
         }

@@ -1,3 +1,4 @@
+mod alerts;
 mod candidates;
 mod chain;
 mod failover;
@@ -5,4 +6,4 @@ mod failover_table;
 mod invariants;
 mod pool_cache;
 mod pool_usage;
-mod support;
+pub mod support;

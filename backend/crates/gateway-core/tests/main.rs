@@ -12,3 +12,5 @@ mod refresh_schedule;
 mod request_recovery;
 mod selection;
 mod snapshot;
+mod telemetry;
+mod trace_context;

@@ -190,6 +190,7 @@ async fn a_failed_batch_is_retried_with_backoff_before_anything_is_dropped() {
     wait_for("the batch to be written after three failures", || log.stored() == 10).await;
     assert_eq!(stats.written.load(Ordering::Relaxed), 10);
     assert_eq!(stats.dropped_write.load(Ordering::Relaxed), 0, "nothing was dropped");
+    assert_eq!(stats.write_errors.load(Ordering::Relaxed), 3, "each failed write counted");
     assert_eq!(stats.queued_bytes.load(Ordering::Relaxed), 0, "the retried batch left the byte budget");
     stop.cancel();
     worker.await.expect("the worker ends");

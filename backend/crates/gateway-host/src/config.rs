@@ -6,6 +6,7 @@
 
 mod admin;
 mod load;
+mod observability;
 mod update;
 mod xai;
 
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use admin::AdminConfig;
 pub use load::{ConfigError, ConfigSource, env_name, load, load_with};
+pub use observability::{AlertsConfig, MetricsConfig, TracingConfig, WebhookConfig};
 pub use update::{RestartMode, UpdateConfig};
 pub use xai::XaiConfig;
 
@@ -38,6 +40,9 @@ pub struct Config {
     pub providers: ProvidersConfig,
     pub admin: AdminConfig,
     pub update: UpdateConfig,
+    pub metrics: MetricsConfig,
+    pub tracing: TracingConfig,
+    pub alerts: AlertsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -442,6 +447,8 @@ impl Config {
         }
         self.admin.validate()?;
         self.update.validate()?;
+        self.metrics.validate()?;
+        self.alerts.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));
         }

@@ -25,6 +25,7 @@ pub mod logging;
 pub mod serve;
 pub mod shutdown;
 pub mod update;
+pub mod webhook_client;
 pub mod workers;
 
 pub use config::{Config, ConfigError};

@@ -13,7 +13,8 @@ pub fn init(config: &LogConfig) -> Result<(), crate::ConfigError> {
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
     let installed = match config.format {
         LogFormat::Text => builder.with_target(true).try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).try_init(),
+        // The current span carries the request id and the client's trace id.
+        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).try_init(),
     };
     // An already installed subscriber (tests starting several hosts) is not an error.
     drop(installed);

@@ -8,6 +8,7 @@
 
 pub mod ports;
 pub mod postgres;
+pub mod prometheus;
 pub mod redis;
 pub mod s3;
 pub mod tcp_proxy;
@@ -15,6 +16,7 @@ pub mod wait;
 
 pub use ports::free_port;
 pub use postgres::TestDatabase;
+pub use prometheus::{prometheus_names, prometheus_sample, prometheus_series};
 pub use redis::{redis_url, unique_prefix};
 pub use s3::TestS3;
 pub use tcp_proxy::TcpProxy;

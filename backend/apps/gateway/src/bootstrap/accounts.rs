@@ -42,11 +42,19 @@ fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) 
     workers.register(worker).map_err(StartError::Wiring)
 }
 
+/// What the account lifecycle reports into: refresh outcomes (metrics) and terminal refresh
+/// failures (alerts).
+pub struct Observe {
+    pub telemetry: gateway_core::telemetry::Telemetry,
+    pub alerts: gateway_core::alerts::AlertSink,
+}
+
 pub fn build(
     config: &Config,
     storage: &Storage,
     snapshots: &SnapshotHolder,
     quota: Arc<QuotaRecorder>,
+    observe: &Observe,
     workers: &mut WorkerRuntime,
 ) -> Result<Accounts, StartError> {
     let store = storage.facts.clone();
@@ -59,13 +67,17 @@ pub fn build(
     let xai = XaiProvider::new(&xai_settings(config)?, store.clone())
         .map_err(|e| StartError::Config(invalid_xai_setting(e)))?;
     let ports = RefreshPorts { accounts: store.clone(), credentials: store.clone(), leases: leases.clone() };
-    let refresher = Arc::new(CredentialRefresher::new(
-        ports,
-        replica.clone(),
-        vec![Arc::new(provider.renewer()), Arc::new(xai.renewer())],
-        snapshots.clone(),
-        RefreshSettings::default(),
-    ));
+    let refresher = Arc::new(
+        CredentialRefresher::new(
+            ports,
+            replica.clone(),
+            vec![Arc::new(provider.renewer()), Arc::new(xai.renewer())],
+            snapshots.clone(),
+            RefreshSettings::default(),
+        )
+        .with_telemetry(observe.telemetry.clone())
+        .with_alerts(observe.alerts.clone()),
+    );
     let openai = Arc::new(provider.with_refresher(refresher.clone()));
     let xai = Arc::new(xai.with_refresher(refresher.clone()));
     let prober = Arc::new(QuotaProber::new(

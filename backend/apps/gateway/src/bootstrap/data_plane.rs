@@ -21,6 +21,7 @@ use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 use super::accounts::{self, Accounts};
 use super::recovery::{self, Recovery};
 use super::{StartError, Storage};
+use super::{alerts, telemetry};
 
 pub struct DataPlane {
     pub router: Router,
@@ -146,17 +147,23 @@ pub async fn build(
         }),
     )?;
 
+    // Observations: a bounded queue drained by one flush worker (registered below).
+    let (observations, receiver) =
+        observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
+
+    // Metrics: the engine and the refresher record into one recorder, `/metrics` renders it.
+    // Alerts: both raise into one queue, delivered to the webhooks (deliveries observed).
+    let metrics = telemetry::build(&config.metrics, workers)?;
+    let alert_sink = alerts::build(config, observations.clone(), workers).await?;
+    let observe = accounts::Observe { telemetry: metrics.telemetry.clone(), alerts: alert_sink.clone() };
+
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
     let quota = Arc::new(QuotaRecorder::new(store.clone(), store.clone(), snapshots.clone()));
-    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), workers)?;
+    let accounts = accounts::build(config, storage, &snapshots, quota.clone(), &observe, workers)?;
     // OpenAI first: the route plan falls back to xAI (while nothing was sent) for the models
     // both serve (`providers.xai.model_map`).
     let providers =
         ProviderSet::new(vec![accounts.openai.clone() as Arc<dyn Provider>, accounts.xai.clone() as Arc<dyn Provider>]);
-
-    // Observations: a bounded queue drained by one flush worker.
-    let (observations, receiver) =
-        observation_queue(config.engine.observation_queue_capacity, config.engine.observation_queue_bytes);
     let sinks = ObservationSinks { requests: store.clone(), ops: store.clone(), quota };
     let receiver = std::sync::Mutex::new(Some(receiver));
     let drain_budget = Duration::from_secs(config.workers.shutdown_timeout_seconds.saturating_sub(1).max(1));
@@ -212,7 +219,17 @@ pub async fn build(
     )?;
     let _ = shutdown;
 
-    let metrics = Metrics { observations: observations.stats().clone() };
+    let endpoint = config.metrics.enabled.then(|| Metrics {
+        observations: observations.stats().clone(),
+        exporter: metrics.exporter.clone(),
+        snapshots: snapshots.clone(),
+        held: recovery.held.clone(),
+        token_digest: config.metrics.bearer_token.as_deref().map(|token| Metrics::digest(token.trim())),
+        socket_pools: vec![(
+            gateway_core::domain::ProviderKind::Openai.as_str(),
+            accounts.openai.clone() as Arc<dyn gateway_core::telemetry::SocketPoolSource>,
+        )],
+    });
     let engine = Arc::new(Engine {
         snapshots: snapshots.clone(),
         providers,
@@ -224,6 +241,8 @@ pub async fn build(
         prices: Arc::new(PriceTable::default()),
         affinity_hints: Default::default(),
         pools: Default::default(),
+        telemetry: metrics.telemetry.clone(),
+        alerts: alert_sink,
         settings: EngineSettings {
             max_attempts: config.engine.max_attempts,
             lease_ttl,
@@ -238,7 +257,9 @@ pub async fn build(
             ..EngineSettings::default()
         },
     });
-    let router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes })
-        .merge(metrics_routes(metrics));
+    let mut router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes });
+    if let Some(endpoint) = endpoint {
+        router = router.merge(metrics_routes(endpoint));
+    }
     Ok(DataPlane { router, accounts, snapshots, recovery })
 }

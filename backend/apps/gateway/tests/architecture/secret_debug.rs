@@ -28,7 +28,9 @@ use gateway_core::domain::{
 };
 use gateway_core::oauth_login::{AuthorizationStart, DeviceStart, FlowSecret};
 use gateway_core::ports::CredentialWrite;
-use gateway_host::config::{AdminConfig, Config, DatabaseConfig, RedisConfig, SecretsConfig, UpdateConfig};
+use gateway_host::config::{
+    AdminConfig, Config, DatabaseConfig, MetricsConfig, RedisConfig, SecretsConfig, UpdateConfig, WebhookConfig,
+};
 use gateway_store::crypto::{Keyring, MasterKey};
 use gateway_store::redis::RedisSettings;
 use secrecy::{ExposeSecret, SecretString};
@@ -72,6 +74,10 @@ const SWEPT: &[&str] = &[
     "gateway-host::RedisConfig",
     "gateway-host::SecretsConfig",
     "gateway-host::UpdateConfig",
+    "gateway-host::MetricsConfig",
+    "gateway-host::WebhookConfig",
+    "gateway-admin::Webhook",
+    "gateway-core::WebhookRequest",
     "gateway-store::MasterKey",
     "gateway-store::SealedSecret",
     "gateway-store::RedisSettings",
@@ -339,7 +345,43 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
                 gateway_store::backup::PostgresSource::new(&url_with_password("postgres"), None).expect("a URL")
             ),
         ),
+        (
+            "gateway-host::MetricsConfig",
+            format!("{:?}", MetricsConfig { bearer_token: Some(SECRET.to_owned()), ..MetricsConfig::default() }),
+        ),
+        ("gateway-host::WebhookConfig", format!("{:?}", webhook_config())),
+        ("gateway-admin::Webhook", format!("{:?}", webhook())),
+        (
+            "gateway-core::WebhookRequest",
+            format!(
+                "{:?}",
+                gateway_core::alerts::WebhookRequest {
+                    url: url_with_password("https") + &format!("?token={SECRET}"),
+                    headers: Vec::new(),
+                    body: SECRET.as_bytes().to_vec(),
+                    timeout: Duration::from_secs(1),
+                }
+            ),
+        ),
     ]
+}
+
+fn webhook_config() -> WebhookConfig {
+    WebhookConfig {
+        name: "ops".to_owned(),
+        url: format!("https://hooks.example/h?token={SECRET}"),
+        secret: SECRET.to_owned(),
+        kinds: Vec::new(),
+    }
+}
+
+fn webhook() -> gateway_admin::alerting::Webhook {
+    gateway_admin::alerting::Webhook {
+        name: "ops".to_owned(),
+        url: format!("https://hooks.example/h?token={SECRET}"),
+        secret: SecretString::from(SECRET.to_owned()),
+        kinds: Vec::new(),
+    }
 }
 
 fn provider_types() -> Vec<(&'static str, String)> {

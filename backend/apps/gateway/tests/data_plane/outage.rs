@@ -102,5 +102,9 @@ async fn a_10_second_postgres_outage_under_load_loses_no_request_row() {
     };
     assert_eq!(metric(&gateway, "switchboard_observations_dropped_write_total").await, 0);
     assert_eq!(metric(&gateway, "switchboard_observations_dropped_full_total").await, 0);
+    assert!(
+        metric(&gateway, "switchboard_storage_write_errors_total").await > 0,
+        "the outage's failed writes are counted"
+    );
     eprintln!("PostgreSQL outage of 10 s: {} requests served ({during} during it), {stored} rows", ids.len());
 }

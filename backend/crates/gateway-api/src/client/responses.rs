@@ -25,13 +25,18 @@ async fn run(api: ClientApi, version: Version, headers: HeaderMap, body: Body, o
     // costs no buffer. (The engine checks it again against the snapshot it freezes, so a key
     // revoked while its body arrives is still refused.)
     let api_key = extract::api_key(&headers);
+    let refused = |error: &gateway_protocol::ApiError| {
+        let (route, transport) = (Operation::ResponsesCreate.name(), Transport::Http);
+        api.engine.telemetry.request_refused(route, transport, error.status());
+        reply::closing(reply::error(error), version)
+    };
     if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
-        return reply::closing(reply::error(&error), version);
+        return refused(&error);
     }
     let body = match extract::body(&headers, body, api.body_limit).await {
         Ok(body) => body,
         // Unread, half read or broken: the connection is not reused.
-        Err(error) => return reply::closing(reply::error(&error), version),
+        Err(error) => return refused(&error),
     };
     let mut forwarded = extract::forwardable_headers(&headers);
     if operation == Operation::ResponsesReview {

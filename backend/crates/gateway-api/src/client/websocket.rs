@@ -58,6 +58,8 @@ pub async fn upgrade(
     };
     let api_key = extract::api_key(&headers);
     if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
+        let route = gateway_core::provider::Operation::ResponsesCreate.name();
+        api.engine.telemetry.request_refused(route, gateway_core::domain::Transport::Websocket, error.status());
         return reply::error(&error);
     }
     let forwarded = extract::forwardable_headers(&headers);

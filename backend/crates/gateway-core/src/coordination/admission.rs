@@ -140,3 +140,14 @@ pub enum AdmissionDenial {
     /// The key's finished requests of this period spent `spent >= limit` (tokens or nano-USD).
     Budget { kind: BudgetKind, limit: u64, spent: u64 },
 }
+
+impl AdmissionDenial {
+    /// The stable reason label (`concurrency`, `requests_per_minute`, `budget`).
+    pub const fn reason(&self) -> &'static str {
+        match self {
+            Self::Concurrency { .. } => "concurrency",
+            Self::RequestsPerMinute { .. } => "requests_per_minute",
+            Self::Budget { .. } => "budget",
+        }
+    }
+}

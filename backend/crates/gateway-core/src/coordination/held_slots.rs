@@ -57,6 +57,17 @@ impl HeldSlots {
         LeaseGuard::registered(self.clone(), id, held)
     }
 
+    /// Requests holding a slot per account now (read when `/metrics` is scraped).
+    pub fn in_flight_by_account(&self) -> HashMap<crate::domain::AccountId, u32> {
+        let mut counts = HashMap::new();
+        for held in self.lock().values() {
+            if let Some(lease) = &held.account {
+                *counts.entry(lease.account).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
     /// How many requests hold slots now.
     pub fn len(&self) -> usize {
         self.lock().len()

@@ -6,13 +6,14 @@
 //! provider the next account is tried under the frozen policy; the next provider only while the
 //! request is still `not_sent`.
 
+mod alerts;
 mod offer;
 mod refusal;
 
 use std::collections::HashSet;
 use std::time::Duration;
 
-use gateway_protocol::ApiError;
+use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
 use super::admission::{admission_error, admission_limits};
@@ -86,6 +87,12 @@ const MAX_SKIP_ROUNDS: u32 = 3;
 pub async fn run(engine: &Engine, ctx: &RequestContext, record: &mut RequestRecord) -> Result<Accepted, ApiError> {
     let mut state = Attempts::default();
     let result = run_steps(engine, ctx, record, &mut state).await;
+    if let Err(error) = &result
+        && error.code == ErrorCode::NoAvailableAccount
+        && record.attempt_count() == 0
+    {
+        alerts::pool_empty(engine, ctx);
+    }
     if result.is_err()
         && let Some(guard) = state.guard.take()
     {
@@ -188,9 +195,16 @@ async fn acquire(
             Some(ReplacedAttempt { lease, feedback: state.feedback.take(), circuit: guard.take_circuit() })
         }),
     };
-    match engine.slots.acquire(&request).await.map_err(coordination_error)? {
+    let outcome = engine.slots.acquire(&request).await.map_err(|error| {
+        engine.telemetry.coordination_error(error.kind().code());
+        coordination_error(error)
+    })?;
+    match outcome {
         AcquireOutcome::Granted(grant) => Ok(Acquired::Granted(grant)),
-        AcquireOutcome::AdmissionDenied(denial) => Err(admission_error(denial, record.spend_period)),
+        AcquireOutcome::AdmissionDenied(denial) => {
+            engine.telemetry.admission_rejected(denial.reason());
+            Err(admission_error(denial, record.spend_period))
+        }
         AcquireOutcome::CircuitOpen { until } => {
             state.last_error = Some(super::circuit::open_error(until));
             Ok(Acquired::NextProvider)
@@ -288,6 +302,7 @@ async fn send(
         };
         record.end_attempt(AttemptOutcome::Failed(failure.code()), failure.http_status, failure.send_state);
         tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
+        alerts::account_failed(engine, step.kind, account_id, &failure);
         if let Some(quota) = failure.quota.clone() {
             engine.observations.push(Observation::Quota { account: account_id, facts: quota });
         }
@@ -342,11 +357,13 @@ async fn on_failure(
                 return Ok(true);
             }
             state.feedback = Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
+            engine.telemetry.failover(step.kind, failure.code());
             state.tried.push(account);
             state.last_error = Some(failure_error(failure));
             Ok(false)
         }
         Next::NextAccount(feedback) => {
+            engine.telemetry.failover(step.kind, failure.code());
             state.feedback = feedback;
             state.tried.push(account);
             state.last_error = Some(if ctx.only_account.is_some() {

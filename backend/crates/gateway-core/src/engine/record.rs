@@ -13,6 +13,18 @@ use crate::domain::{
     RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
 };
 use crate::observation::{Observation, ObservationQueue};
+use crate::telemetry::{FinishedRequest, Telemetry};
+
+/// Where a request's metrics go and how they are labelled (resolved before the start, so the
+/// terminal record allocates nothing for them).
+#[derive(Clone)]
+pub struct RecordTelemetry {
+    pub telemetry: Telemetry,
+    /// The model label's index ([`Telemetry::model_index`]).
+    pub model: u16,
+    /// When the request reached the engine (the gateway-overhead and latency clock).
+    pub arrived: Instant,
+}
 
 /// The facts a terminal update carries beyond the attempts.
 #[derive(Debug, Default, Clone)]
@@ -40,6 +52,12 @@ pub struct RequestRecord {
     pub latency: LatencySplits,
     queue: ObservationQueue,
     finished: bool,
+    route: &'static str,
+    transport: Transport,
+    metrics: RecordTelemetry,
+    /// Arrival to the first upstream send, and to the downstream commit.
+    first_send: Option<std::time::Duration>,
+    first_byte: Option<std::time::Duration>,
 }
 
 impl RequestRecord {
@@ -50,12 +68,13 @@ impl RequestRecord {
         id: RequestId,
         client_key: ClientKeyId,
         model: &str,
-        operation: &str,
+        operation: &'static str,
         transport: Transport,
         stream: bool,
         routing: RoutingSnapshot,
         deadline: std::time::Duration,
         runner: Option<Runner>,
+        metrics: RecordTelemetry,
     ) -> Self {
         let now = OffsetDateTime::now_utc();
         queue.push(Observation::Start(Box::new(RequestStart {
@@ -83,6 +102,11 @@ impl RequestRecord {
             latency: LatencySplits::default(),
             queue,
             finished: false,
+            route: operation,
+            transport,
+            metrics,
+            first_send: None,
+            first_byte: None,
         }
     }
 
@@ -106,6 +130,9 @@ impl RequestRecord {
     /// progress update before the call (invariant 2); the first is covered by the start.
     pub fn begin_attempt(&mut self, provider: ProviderKind, account: AccountId) -> u32 {
         let number = self.attempts.len() as u32 + 1;
+        if self.first_send.is_none() {
+            self.first_send = Some(self.metrics.arrived.elapsed());
+        }
         self.attempts.push(Attempt {
             number,
             provider,
@@ -137,6 +164,7 @@ impl RequestRecord {
             attempt.outcome = outcome;
             attempt.http_status = http_status;
             attempt.send_state = send_state;
+            self.metrics.telemetry.attempt_finished(attempt.provider, outcome.as_str());
         }
     }
 
@@ -149,6 +177,7 @@ impl RequestRecord {
         }
         let now = OffsetDateTime::now_utc();
         self.committed_at = Some(now);
+        self.first_byte = Some(self.metrics.arrived.elapsed());
         let mut update = RequestUpdate::new(self.id, RequestStatus::Running, self.watermark);
         update.provider = self.provider;
         update.account_id = self.account;
@@ -166,6 +195,7 @@ impl RequestRecord {
     pub fn commit_at_terminal(&mut self) {
         if self.committed_at.is_none() {
             self.committed_at = Some(OffsetDateTime::now_utc());
+            self.first_byte = Some(self.metrics.arrived.elapsed());
         }
     }
 
@@ -180,6 +210,17 @@ impl RequestRecord {
         }
         self.finished = true;
         self.latency.total_ms = Some(self.elapsed_ms());
+        self.metrics.telemetry.request_finished(&FinishedRequest {
+            route: self.route,
+            transport: self.transport,
+            model: self.metrics.model,
+            provider: self.provider,
+            status,
+            http_status: outcome.http_status,
+            total: self.metrics.arrived.elapsed(),
+            first_byte: self.first_byte,
+            overhead: self.first_send,
+        });
         let mut update = RequestUpdate::new(self.id, status, self.watermark);
         update.provider = self.provider;
         update.account_id = self.account;

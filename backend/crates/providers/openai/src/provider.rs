@@ -252,3 +252,9 @@ impl Provider for OpenAiProvider {
         }
     }
 }
+
+impl gateway_core::telemetry::SocketPoolSource for OpenAiProvider {
+    fn socket_pool(&self) -> gateway_core::telemetry::SocketPoolStats {
+        self.sockets.pool.stats()
+    }
+}

@@ -52,9 +52,12 @@ pub(crate) const BARE_INPUT_PREFIX: &[u8] =
 pub(crate) const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
 
 /// Client headers forwarded upstream as they are, over HTTP and on the WebSocket handshake
-/// (Codex session and turn headers), besides every `x-codex-*` header. `session-id` and
-/// `session_id` keep the client's spelling.
+/// (Codex session and turn headers, and the W3C trace context so the upstream call joins the
+/// client's trace), besides every `x-codex-*` header. `session-id` and `session_id` keep the
+/// client's spelling.
 const FORWARDED_CLIENT_HEADERS: &[&str] = &[
+    "traceparent",
+    "tracestate",
     "x-openai-subagent",
     "x-openai-internal-codex-residency",
     "thread-id",

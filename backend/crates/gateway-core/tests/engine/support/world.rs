@@ -9,6 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_core::Stream;
 use gateway_core::accounting::PriceTable;
+use gateway_core::alerts::AlertSink;
 use gateway_core::coordination::HeldSlots;
 use gateway_core::domain::{AccountId, BootId, ClientKeyLimits, KeyScope, ProviderKind, RequestId, Transport};
 use gateway_core::engine::{Delivery, Engine, EngineSettings, InboundRequest, Reply};
@@ -16,6 +17,7 @@ use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::ports::SnapshotFacts;
 use gateway_core::provider::{Operation, Provider, ProviderSet};
 use gateway_core::snapshot::{RuntimeSnapshot, SnapshotHolder};
+use gateway_core::telemetry::Telemetry;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -43,6 +45,10 @@ pub struct Setup {
     pub queue_capacity: usize,
     /// Bytes the observation queue may hold.
     pub queue_bytes: usize,
+    /// Disabled unless a test records metrics.
+    pub telemetry: Telemetry,
+    /// Disabled unless a test reads alerts.
+    pub alerts: AlertSink,
 }
 
 impl World {
@@ -63,6 +69,8 @@ impl World {
             settings: EngineSettings::default(),
             queue_capacity: 1024,
             queue_bytes: 1 << 24,
+            telemetry: Telemetry::disabled(),
+            alerts: AlertSink::disabled(),
         };
         configure(&mut setup);
         let coordination = Arc::new(FakeCoordination::new());
@@ -86,6 +94,8 @@ impl World {
             settings: setup.settings,
             affinity_hints: Default::default(),
             pools: Default::default(),
+            telemetry: setup.telemetry,
+            alerts: setup.alerts,
         });
         let stop = CancellationToken::new();
         let mut tasks = JoinSet::new();

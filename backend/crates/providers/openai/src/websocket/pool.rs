@@ -83,11 +83,13 @@ pub struct SocketPool {
     limits: PoolLimits,
     sockets: Mutex<Vec<Arc<PooledSocket>>>,
     next_id: AtomicU64,
+    /// Lookups that found a live socket (a turn that may reuse it).
+    found: AtomicU64,
 }
 
 impl SocketPool {
     pub fn new(limits: PoolLimits) -> Self {
-        Self { limits, sockets: Mutex::new(Vec::new()), next_id: AtomicU64::new(1) }
+        Self { limits, sockets: Mutex::new(Vec::new()), next_id: AtomicU64::new(1), found: AtomicU64::new(0) }
     }
 
     /// Drops retired sockets (broken, too old, idle too long).
@@ -99,14 +101,34 @@ impl SocketPool {
     pub fn for_conversation(&self, account: AccountId, conversation: u64) -> Option<Arc<PooledSocket>> {
         let mut sockets = lock(&self.sockets);
         self.prune(&mut sockets);
-        sockets.iter().find(|s| s.account == account && *lock(&s.conversation) == Some(conversation)).cloned()
+        let found =
+            sockets.iter().find(|s| s.account == account && *lock(&s.conversation) == Some(conversation)).cloned();
+        self.count_found(found)
+    }
+
+    fn count_found(&self, found: Option<Arc<PooledSocket>>) -> Option<Arc<PooledSocket>> {
+        if found.is_some() {
+            self.found.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// Open sockets, sockets opened so far, and lookups that found a live one.
+    pub fn stats(&self) -> gateway_core::telemetry::SocketPoolStats {
+        gateway_core::telemetry::SocketPoolStats {
+            open: self.len() as u64,
+            opened: self.next_id.load(Ordering::Relaxed).saturating_sub(1),
+            reused: self.found.load(Ordering::Relaxed),
+        }
     }
 
     /// The live socket of `account` whose upstream state holds `response_id`.
     pub fn for_response(&self, account: AccountId, response_id: &str) -> Option<Arc<PooledSocket>> {
         let mut sockets = lock(&self.sockets);
         self.prune(&mut sockets);
-        sockets.iter().find(|s| s.account == account && s.last_response().as_deref() == Some(response_id)).cloned()
+        let found =
+            sockets.iter().find(|s| s.account == account && s.last_response().as_deref() == Some(response_id)).cloned();
+        self.count_found(found)
     }
 
     /// Adds a new socket, evicting idle ones when a cap is reached. `None` when every socket of

@@ -1,0 +1,141 @@
+//! The `metrics` and `tracing` sections: the Prometheus endpoint and the request traces.
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Record request, attempt and pool metrics and serve `GET /metrics`. Off: `/metrics`
+    /// answers 404 and the engine records nothing.
+    pub enabled: bool,
+    /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
+    pub bearer_token: Option<String>,
+    /// Label request counters with the model the client asked for (bounded by `max_models`;
+    /// later names count as `other`). Off: every model is `other`.
+    pub model_label: bool,
+    pub max_models: u16,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self { enabled: true, bearer_token: None, model_label: true, max_models: 256 }
+    }
+}
+
+impl std::fmt::Debug for MetricsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsConfig")
+            .field("enabled", &self.enabled)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "[REDACTED]"))
+            .field("model_label", &self.model_label)
+            .field("max_models", &self.max_models)
+            .finish()
+    }
+}
+
+impl MetricsConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.bearer_token.as_deref().is_some_and(|token| token.trim().len() < 16) {
+            return Err(ConfigError::invalid("metrics.bearer_token", "must be at least 16 characters"));
+        }
+        if self.max_models == 0 {
+            return Err(ConfigError::invalid("metrics.max_models", "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TracingConfig {
+    /// One `info` line per HTTP request (method, path, status, duration, request id).
+    pub access_log: bool,
+}
+
+/// The `alerts` section: webhooks and how deliveries are retried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertsConfig {
+    /// Where alerts go; none: alerts are not raised.
+    pub webhooks: Vec<WebhookConfig>,
+    /// POSTs per delivery, the first included.
+    pub max_attempts: u32,
+    /// Wait after the first failed POST; doubles after each further one, up to the maximum.
+    pub backoff_initial_ms: u64,
+    pub backoff_max_ms: u64,
+    /// Per POST.
+    pub timeout_seconds: u64,
+    /// The same alert about the same account or key is sent again only after this long.
+    pub repeat_after_seconds: u64,
+}
+
+impl Default for AlertsConfig {
+    fn default() -> Self {
+        Self {
+            webhooks: Vec::new(),
+            max_attempts: 5,
+            backoff_initial_ms: 1000,
+            backoff_max_ms: 60_000,
+            timeout_seconds: 10,
+            repeat_after_seconds: 600,
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookConfig {
+    pub name: String,
+    /// `https://…` (plain `http` only to a private address with `admin.allow_private_urls`).
+    pub url: String,
+    /// The HMAC-SHA256 key of `X-Switchboard-Signature` (at least 16 characters).
+    pub secret: String,
+    /// Alert kinds it receives (`account_banned`, `refresh_failing`, `pool_empty`); empty: all.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+}
+
+impl std::fmt::Debug for WebhookConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookConfig")
+            .field("name", &self.name)
+            .field("url", &self.url.split(['?', '#']).next().unwrap_or_default())
+            .field("secret", &"[REDACTED]")
+            .field("kinds", &self.kinds)
+            .finish()
+    }
+}
+
+impl AlertsConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_attempts == 0 || self.max_attempts > 20 {
+            return Err(ConfigError::invalid("alerts.max_attempts", "must be between 1 and 20"));
+        }
+        if self.backoff_initial_ms == 0 || self.backoff_max_ms < self.backoff_initial_ms {
+            return Err(ConfigError::invalid(
+                "alerts.backoff_max_ms",
+                "must be at least alerts.backoff_initial_ms (≥ 1)",
+            ));
+        }
+        if self.timeout_seconds == 0 {
+            return Err(ConfigError::invalid("alerts.timeout_seconds", "must be at least 1"));
+        }
+        for (index, webhook) in self.webhooks.iter().enumerate() {
+            let key = |field: &str| format!("alerts.webhooks[{index}].{field}");
+            if webhook.name.trim().is_empty() {
+                return Err(ConfigError::invalid(&key("name"), "must not be empty"));
+            }
+            if webhook.secret.len() < 16 {
+                return Err(ConfigError::invalid(&key("secret"), "must be at least 16 characters"));
+            }
+            for kind in &webhook.kinds {
+                if kind.parse::<gateway_core::alerts::AlertKind>().is_err() {
+                    return Err(ConfigError::invalid(&key("kinds"), &format!("unknown alert kind `{kind}`")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
