@@ -23,6 +23,7 @@ pub mod oauth_login;
 pub mod observation;
 pub mod ports;
 pub mod provider;
+pub mod provider_credentials;
 pub mod quota_probe;
 pub mod quota_recorder;
 pub mod redaction;

@@ -110,3 +110,9 @@ impl OpenAiCredential {
         identity
     }
 }
+
+impl gateway_core::provider_credentials::DecodedCredential for OpenAiCredential {
+    fn decode_document(document: &CredentialDocument) -> Option<Self> {
+        Self::decode(document).ok()
+    }
+}

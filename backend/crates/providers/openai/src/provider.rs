@@ -1,15 +1,15 @@
 //! `OpenAiProvider`: the provider port over the Codex backend, plus the parts the account
 //! workers use (catalog source, usage probe, renewer, OAuth, version check).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use gateway_core::catalog::{CatalogBook, plan_key};
-use gateway_core::credential_refresh::{CredentialRefresher, RefreshError, RefreshOutcome, RefreshTrigger};
-use gateway_core::domain::{AccountId, CredentialRevision, CredentialSlot, ProviderKind, SendState};
+use gateway_core::credential_refresh::CredentialRefresher;
+use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind};
 use gateway_core::ports::CredentialStore;
-use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
+use gateway_core::provider::{AttemptFailure, ModelInfo, Provider, UpstreamCall, UpstreamReply};
+use gateway_core::provider_credentials::ProviderCredentials;
 use gateway_core::snapshot::AccountEntry;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
@@ -26,11 +26,6 @@ use crate::upstream_url::{UrlRefused, checked_appcast_url};
 use crate::version_check::VersionCheck;
 use crate::websocket::{PoolLimits, PrewarmMemory, SocketPool, WsEndpoint};
 
-struct Cached {
-    revision: CredentialRevision,
-    credential: Arc<OpenAiCredential>,
-}
-
 pub struct OpenAiProvider {
     transport: Transport,
     sockets: SocketRoute,
@@ -43,13 +38,9 @@ pub struct OpenAiProvider {
     allow_http_loopback: bool,
     profile: ProfileHolder,
     catalog: Arc<CatalogBook>,
-    credentials: Arc<dyn CredentialStore>,
-    /// The one refresh path (single-flight across replicas); absent in command-line tools that
-    /// only import.
-    single_flight: Option<Arc<CredentialRefresher>>,
-    /// The newest credential known per account: the snapshot's, or a newer one this process
-    /// stored (refresh) or read before the next snapshot reload.
-    cache: Mutex<HashMap<AccountId, Cached>>,
+    /// The newest credential known per account, and the one refresh path (single-flight across
+    /// replicas; absent in command-line tools that only import).
+    credentials: ProviderCredentials<OpenAiCredential>,
 }
 
 impl OpenAiProvider {
@@ -97,15 +88,13 @@ impl OpenAiProvider {
             allow_http_loopback: settings.allow_http_loopback,
             profile,
             catalog,
-            credentials,
-            single_flight: None,
-            cache: Mutex::new(HashMap::new()),
+            credentials: ProviderCredentials::new(credentials),
         })
     }
 
     /// Routes 401 recovery through the shared single-flight refresher.
     pub fn with_refresher(mut self, refresher: Arc<CredentialRefresher>) -> Self {
-        self.single_flight = Some(refresher);
+        self.credentials = self.credentials.with_refresher(refresher);
         self
     }
 
@@ -145,64 +134,21 @@ impl OpenAiProvider {
         &self.backend_url
     }
 
-    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<AccountId, Cached>> {
-        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The credential to use for `account`: the cached one when it is at least as new as the
-    /// snapshot's, else the snapshot's (decoded once and cached).
+    /// The credential to use for `account` and its revision (see [`ProviderCredentials::current`]).
     pub(crate) fn credential_for(
         &self,
         account: &AccountEntry,
     ) -> Result<(CredentialRevision, Arc<OpenAiCredential>), AttemptFailure> {
-        let snapshot_revision = account.record.credential_revision;
-        if let Some(cached) = self.lock_cache().get(&account.id())
-            && cached.revision >= snapshot_revision
-        {
-            return Ok((cached.revision, cached.credential.clone()));
-        }
-        let document = account.credential().ok_or_else(|| unusable("credential_unreadable"))?;
-        let credential = Arc::new(OpenAiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-        self.remember(account.id(), snapshot_revision, credential.clone());
-        Ok((snapshot_revision, credential))
+        self.credentials.current(account)
     }
 
-    /// The newest stored credential (off the hot path: probes, catalog fetches): the store's
-    /// when it is newer than the one in memory, so a refresh or re-authorisation is seen before
-    /// the next snapshot reload. Falls back to memory when the store cannot be read.
+    /// The newest stored credential, off the hot path (see [`ProviderCredentials::freshest`]).
     pub(crate) async fn freshest_credential(
         &self,
         account: &AccountEntry,
     ) -> Result<Arc<OpenAiCredential>, AttemptFailure> {
-        let (revision, credential) = self.credential_for(account)?;
-        match self.credentials.read_credential(account.id()).await {
-            Ok(stored) if stored.revision > revision => {
-                let CredentialSlot::Available(document) = &stored.slot else { return Ok(credential) };
-                let newer = Arc::new(OpenAiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-                self.remember(account.id(), stored.revision, newer.clone());
-                Ok(newer)
-            }
-            _ => Ok(credential),
-        }
+        self.credentials.freshest(account).await
     }
-
-    fn remember(&self, account: AccountId, revision: CredentialRevision, credential: Arc<OpenAiCredential>) {
-        let mut cache = self.lock_cache();
-        match cache.get(&account) {
-            Some(cached) if cached.revision > revision => {}
-            _ => {
-                cache.insert(account, Cached { revision, credential });
-            }
-        }
-    }
-}
-
-fn unusable(reason: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::AccountUnusable { reason: reason.to_owned() }, SendState::NotSent, reason)
-}
-
-fn unavailable(message: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, message)
 }
 
 #[async_trait]
@@ -232,24 +178,7 @@ impl Provider for OpenAiProvider {
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {
-        let Some(refresher) = &self.single_flight else { return Err(unavailable("no credential refresher")) };
-        let trigger = match self.lock_cache().get(&account) {
-            Some(cached) => RefreshTrigger::Unauthorized { seen: cached.revision },
-            None => RefreshTrigger::Manual,
-        };
-        match refresher.refresh(account, trigger).await {
-            Ok(RefreshOutcome::Renewed(current) | RefreshOutcome::Newer(current)) => {
-                let credential =
-                    OpenAiCredential::decode(&current.document).map_err(|_| unusable("credential_malformed"))?;
-                self.remember(account, current.revision, Arc::new(credential));
-                Ok(())
-            }
-            Ok(RefreshOutcome::NotDue) => Ok(()),
-            Err(RefreshError::Terminal { reason }) => Err(unusable(&reason)),
-            Err(RefreshError::NoRefreshToken) => Err(unusable("no_refresh_token")),
-            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
-            Err(err) => Err(unavailable(&err.to_string())),
-        }
+        self.credentials.recover(account).await
     }
 }
 

@@ -91,3 +91,9 @@ impl XaiCredential {
         CredentialDocument::new(serde_json::to_string(&doc).unwrap_or_default())
     }
 }
+
+impl gateway_core::provider_credentials::DecodedCredential for XaiCredential {
+    fn decode_document(document: &CredentialDocument) -> Option<Self> {
+        Self::decode(document).ok()
+    }
+}

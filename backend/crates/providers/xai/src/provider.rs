@@ -1,15 +1,15 @@
 //! `XaiProvider`: the provider port over the Grok CLI proxy, plus the parts the account
 //! workers use (importer, renewer, OAuth, catalog source, billing probe, version check).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use gateway_core::catalog::{CatalogBook, plan_key};
-use gateway_core::credential_refresh::{CredentialRefresher, RefreshError, RefreshOutcome, RefreshTrigger};
-use gateway_core::domain::{AccountId, CredentialRevision, CredentialSlot, ProviderKind, SendState};
+use gateway_core::credential_refresh::CredentialRefresher;
+use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind, SendState};
 use gateway_core::ports::CredentialStore;
 use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
+use gateway_core::provider_credentials::ProviderCredentials;
 use gateway_core::snapshot::AccountEntry;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
@@ -20,11 +20,6 @@ use crate::settings::{CheckedUrls, InvalidSetting, XaiSetting, XaiSettings};
 use crate::transport::Transport;
 use crate::version_check::{ClientVersion, VersionCheck};
 
-struct Cached {
-    revision: CredentialRevision,
-    credential: Arc<XaiCredential>,
-}
-
 pub struct XaiProvider {
     transport: Transport,
     refresher: Refresher,
@@ -34,9 +29,7 @@ pub struct XaiProvider {
     version: ClientVersion,
     models: ModelMap,
     catalog: Arc<CatalogBook>,
-    credentials: Arc<dyn CredentialStore>,
-    single_flight: Option<Arc<CredentialRefresher>>,
-    cache: Mutex<HashMap<AccountId, Cached>>,
+    credentials: ProviderCredentials<XaiCredential>,
 }
 
 impl XaiProvider {
@@ -60,15 +53,13 @@ impl XaiProvider {
             version,
             models: ModelMap::new(settings.model_map.clone()),
             catalog: Arc::new(CatalogBook::new(fallback_models())),
-            credentials,
-            single_flight: None,
-            cache: Mutex::new(HashMap::new()),
+            credentials: ProviderCredentials::new(credentials),
         })
     }
 
     /// Routes 401 recovery through the shared single-flight refresher.
     pub fn with_refresher(mut self, refresher: Arc<CredentialRefresher>) -> Self {
-        self.single_flight = Some(refresher);
+        self.credentials = self.credentials.with_refresher(refresher);
         self
     }
 
@@ -106,60 +97,21 @@ impl XaiProvider {
         &self.urls.inference
     }
 
-    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<AccountId, Cached>> {
-        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The credential to use for `account` and its revision (see [`ProviderCredentials::current`]).
+    pub(crate) fn credential_for(
+        &self,
+        account: &AccountEntry,
+    ) -> Result<(CredentialRevision, Arc<XaiCredential>), AttemptFailure> {
+        self.credentials.current(account)
     }
 
-    /// The cached credential when at least as new as the snapshot's, else the snapshot's.
-    pub(crate) fn credential_for(&self, account: &AccountEntry) -> Result<Arc<XaiCredential>, AttemptFailure> {
-        let snapshot_revision = account.record.credential_revision;
-        if let Some(cached) = self.lock_cache().get(&account.id())
-            && cached.revision >= snapshot_revision
-        {
-            return Ok(cached.credential.clone());
-        }
-        let document = account.credential().ok_or_else(|| unusable("credential_unreadable"))?;
-        let credential = Arc::new(XaiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-        self.remember(account.id(), snapshot_revision, credential.clone());
-        Ok(credential)
-    }
-
-    /// The newest stored credential (off the hot path: catalog and billing fetches).
+    /// The newest stored credential, off the hot path (see [`ProviderCredentials::freshest`]).
     pub(crate) async fn freshest_credential(
         &self,
         account: &AccountEntry,
     ) -> Result<Arc<XaiCredential>, AttemptFailure> {
-        let credential = self.credential_for(account)?;
-        let known =
-            self.lock_cache().get(&account.id()).map(|c| c.revision).unwrap_or(account.record.credential_revision);
-        match self.credentials.read_credential(account.id()).await {
-            Ok(stored) if stored.revision > known => {
-                let CredentialSlot::Available(document) = &stored.slot else { return Ok(credential) };
-                let newer = Arc::new(XaiCredential::decode(document).map_err(|_| unusable("credential_malformed"))?);
-                self.remember(account.id(), stored.revision, newer.clone());
-                Ok(newer)
-            }
-            _ => Ok(credential),
-        }
+        self.credentials.freshest(account).await
     }
-
-    fn remember(&self, account: AccountId, revision: CredentialRevision, credential: Arc<XaiCredential>) {
-        let mut cache = self.lock_cache();
-        match cache.get(&account) {
-            Some(cached) if cached.revision > revision => {}
-            _ => {
-                cache.insert(account, Cached { revision, credential });
-            }
-        }
-    }
-}
-
-fn unusable(reason: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::AccountUnusable { reason: reason.to_owned() }, SendState::NotSent, reason)
-}
-
-fn unavailable(message: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, message)
 }
 
 #[async_trait]
@@ -190,29 +142,12 @@ impl Provider for XaiProvider {
                 "xAI continues from the full history only",
             ));
         }
-        let credential = self.credential_for(call.account)?;
+        let (_, credential) = self.credential_for(call.account)?;
         let upstream_model = self.models.upstream(call.upstream_model);
         self.transport.send(&call, &credential, &upstream_model).await
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {
-        let Some(refresher) = &self.single_flight else { return Err(unavailable("no credential refresher")) };
-        let trigger = match self.lock_cache().get(&account) {
-            Some(cached) => RefreshTrigger::Unauthorized { seen: cached.revision },
-            None => RefreshTrigger::Manual,
-        };
-        match refresher.refresh(account, trigger).await {
-            Ok(RefreshOutcome::Renewed(current) | RefreshOutcome::Newer(current)) => {
-                let credential =
-                    XaiCredential::decode(&current.document).map_err(|_| unusable("credential_malformed"))?;
-                self.remember(account, current.revision, Arc::new(credential));
-                Ok(())
-            }
-            Ok(RefreshOutcome::NotDue) => Ok(()),
-            Err(RefreshError::Terminal { reason }) => Err(unusable(&reason)),
-            Err(RefreshError::NoRefreshToken) => Err(unusable("no_refresh_token")),
-            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
-            Err(err) => Err(unavailable(&err.to_string())),
-        }
+        self.credentials.recover(account).await
     }
 }
