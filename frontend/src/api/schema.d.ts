@@ -1397,6 +1397,7 @@ export interface components {
             limits?: components["schemas"]["Limits"] | null;
             /** @description `null` = every model. */
             allowedModels?: string[] | null;
+            serviceTierPolicy?: components["schemas"]["ServiceTierPolicyName"] | null;
             /** @description The complete scope; `[]` = every account. */
             groupIds?: number[] | null;
         };
@@ -1414,6 +1415,7 @@ export interface components {
             limits: components["schemas"]["Limits"];
             /** @description `null` = every model. */
             allowedModels?: string[] | null;
+            serviceTierPolicy: components["schemas"]["ServiceTierPolicyName"];
             /** @description `all` (every account, including future ones) or `groups`. */
             scope: string;
             groupIds: number[];
@@ -1536,6 +1538,7 @@ export interface components {
             limits?: components["schemas"]["Limits"];
             /** @description `null`/absent = every model; otherwise at least one. */
             allowedModels?: string[] | null;
+            serviceTierPolicy?: components["schemas"]["ServiceTierPolicyName"] | null;
             /**
              * @description Empty/absent = every account (including future ones); otherwise only enabled members of
              *     these groups.
@@ -1727,6 +1730,13 @@ export interface components {
              */
             expiresInDays?: number | null;
         };
+        /**
+         * @description What the gateway does with a request's `service_tier`: `allow` passes what the client sent,
+         *     `deny` refuses a request asking for a tier other than `auto`/`default` (400), `force_priority`
+         *     sends `priority` upstream whatever the client sent.
+         * @enum {string}
+         */
+        ServiceTierPolicyName: "allow" | "deny" | "force_priority";
         SessionList: {
             items: components["schemas"]["SessionSummary"][];
         };

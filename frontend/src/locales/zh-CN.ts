@@ -68,7 +68,7 @@ const zhCN: typeof en = {
     emptyTitle: '还没有客户端密钥', emptyText: '为每个客户端（Codex CLI、SDK、脚本）创建一个密钥。', noMatch: '没有匹配的密钥。', hashedNote: '密钥以哈希形式保存：完整密钥只在创建时显示一次。',
     emptyPool: '此密钥的所有分组都为空或已停用：其请求会被拒绝。', emptyPoolShort: '账号池为空', emptyPoolWarning: '所选分组没有成员：使用此密钥的请求会被拒绝。',
     revealTitle: '密钥 {name} 已创建', revealOnce: '请立即复制密钥。它以哈希形式保存，之后无法再次显示。', secret: '密钥', downloadEnv: '下载 .env', snippets: '使用示例', snippet: { codex: 'Codex CLI', python: 'Python', node: 'Node', curl: 'curl' }, stored: '我已保存此密钥',
-    edit: '编辑', editTitle: '编辑 {name}', saved: '已保存 {name}。', expiryKeep: '保持当前有效期', dailyTokens: '每日 Token 预算', monthlyCost: '每月费用预算（美元，估算）', models: '允许的模型', modelsAll: '所有模型（或以逗号分隔的列表）',
+    edit: '编辑', editTitle: '编辑 {name}', saved: '已保存 {name}。', expiryKeep: '保持当前有效期', dailyTokens: '每日 Token 预算', monthlyCost: '每月费用预算（美元，估算）', tierPolicy: '服务层级', tierPolicyOption: { allow: '按客户端请求传递', deny: '拒绝非默认层级（400）', force_priority: '始终使用 priority（费用加倍）' }, models: '允许的模型', modelsAll: '所有模型（或以逗号分隔的列表）',
     enabledToast: '已启用 {name}。', disabledToast: '已停用 {name}。', deleted: '已删除 {name}。', deleteTitle: '删除 {name}？', deleteImpact: '使用此密钥的客户端将立即被拒绝（今日 {n} 个请求）。',
   },
   outcome: { completed: '成功', failed: '失败', incomplete: '未完成', cancelled: '已取消', running: '进行中' },

@@ -154,6 +154,7 @@ pub async fn key_create(mut config: Config, options: KeyOptions) -> Result<(), S
         expires_at: options.expires_days.map(|d| time::OffsetDateTime::now_utc() + time::Duration::days(i64::from(d))),
         limits: options.limits,
         allowed_models: options.models,
+        service_tier_policy: Default::default(),
         groups: options.groups.into_iter().map(GroupId).collect(),
     };
     if options.count > 1 {

@@ -17,6 +17,7 @@ mod oauth_xai;
 mod proxies;
 mod routing;
 mod secrets;
+mod service_tier;
 mod session_standing;
 mod settings;
 pub mod two_factor;

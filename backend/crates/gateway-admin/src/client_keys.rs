@@ -1,6 +1,8 @@
 //! Client key use cases. The plaintext key exists only in the return value of `create`.
 
-use gateway_core::domain::{ClientKeyId, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, GroupId, KeyScope};
+use gateway_core::domain::{
+    ClientKeyId, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, GroupId, KeyScope, ServiceTierPolicy,
+};
 use rand::Rng;
 use serde_json::json;
 use time::OffsetDateTime;
@@ -17,6 +19,8 @@ pub struct KeySpec {
     pub expires_at: Option<OffsetDateTime>,
     pub limits: ClientKeyLimits,
     pub allowed_models: Option<Vec<String>>,
+    /// What happens to a request's `service_tier` (default `allow`).
+    pub service_tier_policy: ServiceTierPolicy,
     /// Empty = every account.
     pub groups: Vec<GroupId>,
 }
@@ -59,6 +63,7 @@ async fn insert(
                 expires_at: spec.expires_at,
                 limits: spec.limits.clone(),
                 allowed_models: spec.allowed_models.clone(),
+                service_tier_policy: spec.service_tier_policy,
             },
         })
         .await?;
@@ -78,6 +83,7 @@ fn details(spec: &KeySpec) -> serde_json::Value {
         "groups": spec.groups.iter().map(|g| g.0).collect::<Vec<_>>(),
         "limits": spec.limits,
         "allowed_models": spec.allowed_models,
+        "service_tier_policy": spec.service_tier_policy,
     })
 }
 
@@ -163,6 +169,7 @@ pub struct KeyPatch {
     pub expires_at: Option<Option<OffsetDateTime>>,
     pub limits: Option<ClientKeyLimits>,
     pub allowed_models: Option<Option<Vec<String>>>,
+    pub service_tier_policy: Option<ServiceTierPolicy>,
     /// Empty = every account.
     pub groups: Option<Vec<GroupId>>,
 }
@@ -196,6 +203,7 @@ pub async fn update_key(
         expires_at: patch.expires_at.unwrap_or(before.expires_at),
         limits,
         allowed_models,
+        service_tier_policy: patch.service_tier_policy.unwrap_or(before.service_tier_policy),
     };
     let mut tx = uow.begin().await?;
     tx.update_client_key(id, &changes).await?;
@@ -204,6 +212,7 @@ pub async fn update_key(
         "enabled": format!("{} -> {}", before.enabled, changes.enabled),
         "limits": changes.limits,
         "allowed_models": changes.allowed_models,
+        "service_tier_policy": format!("{} -> {}", before.service_tier_policy, changes.service_tier_policy),
     });
     if let Some(groups) = &patch.groups {
         let mut groups = groups.clone();

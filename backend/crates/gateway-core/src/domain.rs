@@ -23,7 +23,7 @@ pub use account::{
     SchedulingFacts, Weight,
 };
 pub use attempt::{Attempt, AttemptOutcome};
-pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope};
+pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope, ServiceTierPolicy};
 pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
 pub use group::AccountGroup;
 pub use ids::{AccountId, ClientKeyId, GroupId, RequestId};

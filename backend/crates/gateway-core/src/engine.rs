@@ -20,6 +20,7 @@ pub mod pool_cache;
 pub mod pool_usage;
 pub mod record;
 pub mod route_plan;
+pub mod tier_policy;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +31,7 @@ use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
 use crate::coordination::{CircuitPolicy, ContinuationPins, HeldSlots, ProviderCircuits, RequestSlots};
-use crate::domain::{RequestId, RequestStatus, Runner, Transport};
+use crate::domain::{ProviderKind, RequestId, RequestStatus, Runner, ServiceTierPolicy, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
 use crate::snapshot::{KeyEntry, RuntimeSnapshot, SnapshotHolder};
@@ -158,7 +159,7 @@ impl Engine {
     }
 
     /// The phases, in order.
-    async fn run(&self, inbound: InboundRequest) -> Reply {
+    async fn run(&self, mut inbound: InboundRequest) -> Reply {
         let arrived = std::time::Instant::now();
         let (route, transport) = (inbound.operation.name(), inbound.transport);
         // Freeze the snapshot: this request reads nothing else until it ends.
@@ -167,10 +168,13 @@ impl Engine {
             Ok(key) => key,
             Err(error) => return self.refuse_early(route, transport, &error),
         };
-        let decoded = match decode::decode(&inbound.body) {
+        let mut decoded = match decode::decode(&inbound.body) {
             Ok(decoded) => decoded,
             Err(error) => return self.refuse_early(route, transport, &error),
         };
+        if let Err(error) = tier_policy::enforce(key.record.service_tier_policy, &mut inbound.body, &mut decoded.view) {
+            return self.refuse_early(route, transport, &error);
+        }
         let ctx = match self.plan(inbound, snapshot, key, decoded).await {
             Ok(ctx) => ctx,
             Err(error) => return self.refuse_early(route, transport, &error),
@@ -276,7 +280,12 @@ impl Engine {
             provider: accepted.provider,
             ttl: self.settings.pin_ttl,
         });
-        let delivery = Delivery::new(accepted, record, ctx.plan.upstream_model.clone(), self.prices.clone(), pin);
+        // xAI drops `service_tier` (PROTOCOL H.3): only an OpenAI call is served at the forced tier.
+        let forced = (ctx.key.record.service_tier_policy == ServiceTierPolicy::ForcePriority
+            && accepted.provider == ProviderKind::Openai)
+            .then_some(tier_policy::PRIORITY);
+        let delivery = Delivery::new(accepted, record, ctx.plan.upstream_model.clone(), self.prices.clone(), pin)
+            .forcing_tier(forced);
         if ctx.streams() {
             return match delivery.prefetch().await {
                 Ok((headers, delivery)) => Reply::Stream { request_id, headers, body: Box::new(delivery) },

@@ -7,3 +7,4 @@ mod invariants;
 mod pool_cache;
 mod pool_usage;
 pub mod support;
+mod tier_policy;

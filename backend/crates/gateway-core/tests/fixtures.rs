@@ -37,6 +37,7 @@ pub fn key(id: i64, plaintext: &str, scope: KeyScope) -> ClientKeyRecord {
         limits: ClientKeyLimits::default(),
         allowed_models: None,
         scope,
+        service_tier_policy: ServiceTierPolicy::Allow,
         created_at: now,
         updated_at: now,
     }

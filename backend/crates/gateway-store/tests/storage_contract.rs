@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod admin_transaction;
 pub mod admin_users;
 pub mod backups;
+pub mod client_keys;
 pub mod credentials;
 pub mod fixtures;
 pub mod ops_events;
@@ -18,6 +19,7 @@ pub use accounts::*;
 pub use admin_transaction::*;
 pub use admin_users::*;
 pub use backups::*;
+pub use client_keys::*;
 pub use credentials::*;
 pub use ops_events::*;
 pub use quota::*;
@@ -54,6 +56,7 @@ macro_rules! storage_contract_suite {
             dropping_a_transaction_rolls_back,
             key_scope_changes_are_reported_and_bound_groups_cannot_be_deleted,
             the_audit_chain_verifies_and_details_are_redacted,
+            the_service_tier_policy_round_trips_through_create_and_update,
             import_upsert_keeps_scheduling_facts_groups_and_quota,
             foreign_key_check_and_unique_violations_are_typed_errors,
             deleting_an_account_cascades_membership_and_nulls_request_references,

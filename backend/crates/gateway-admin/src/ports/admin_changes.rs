@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 
 use gateway_core::domain::{
     AccountId, AccountProfile, ClientKeyHash, ClientKeyLimits, CredentialDocument, CredentialFacts, CredentialRevision,
-    ProviderData, ProviderKind,
+    ProviderData, ProviderKind, ServiceTierPolicy,
 };
 
 /// A credential import (auth.json, refresh token, OAuth completion). Upserts by
@@ -53,4 +53,5 @@ pub struct ClientKeyChanges {
     pub limits: ClientKeyLimits,
     /// `None` allows every model; `Some` must not be empty.
     pub allowed_models: Option<Vec<String>>,
+    pub service_tier_policy: ServiceTierPolicy,
 }

@@ -1,6 +1,6 @@
 //! Shared wire types of the admin API: closed sets as schema enums, and small conversions.
 
-use gateway_core::domain::{ProviderKind, RequestStatus, Transport};
+use gateway_core::domain::{ProviderKind, RequestStatus, ServiceTierPolicy, Transport};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -28,6 +28,37 @@ impl From<ProviderKind> for Provider {
         match p {
             ProviderKind::Openai => Provider::Openai,
             ProviderKind::Xai => Provider::Xai,
+        }
+    }
+}
+
+/// What the gateway does with a request's `service_tier`: `allow` passes what the client sent,
+/// `deny` refuses a request asking for a tier other than `auto`/`default` (400), `force_priority`
+/// sends `priority` upstream whatever the client sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceTierPolicyName {
+    Allow,
+    Deny,
+    ForcePriority,
+}
+
+impl From<ServiceTierPolicyName> for ServiceTierPolicy {
+    fn from(p: ServiceTierPolicyName) -> Self {
+        match p {
+            ServiceTierPolicyName::Allow => ServiceTierPolicy::Allow,
+            ServiceTierPolicyName::Deny => ServiceTierPolicy::Deny,
+            ServiceTierPolicyName::ForcePriority => ServiceTierPolicy::ForcePriority,
+        }
+    }
+}
+
+impl From<ServiceTierPolicy> for ServiceTierPolicyName {
+    fn from(p: ServiceTierPolicy) -> Self {
+        match p {
+            ServiceTierPolicy::Allow => ServiceTierPolicyName::Allow,
+            ServiceTierPolicy::Deny => ServiceTierPolicyName::Deny,
+            ServiceTierPolicy::ForcePriority => ServiceTierPolicyName::ForcePriority,
         }
     }
 }

@@ -18,7 +18,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::admin::AdminApi;
-use crate::admin::dto::double_option;
+use crate::admin::dto::{ServiceTierPolicyName, double_option};
 use crate::admin::envelope::{ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{IdPath, JsonBody, QueryParams};
 use crate::admin::pagination;
@@ -102,6 +102,7 @@ pub struct KeyItem {
     pub limits: Limits,
     /// `null` = every model.
     pub allowed_models: Option<Vec<String>>,
+    pub service_tier_policy: ServiceTierPolicyName,
     /// `all` (every account, including future ones) or `groups`.
     pub scope: String,
     pub group_ids: Vec<i64>,
@@ -165,6 +166,7 @@ fn item(key: ClientKeyRecord, ctx: &KeyContext) -> KeyItem {
         expires_at: key.expires_at,
         limits: Limits::from(&key.limits),
         allowed_models: key.allowed_models,
+        service_tier_policy: key.service_tier_policy.into(),
         scope: key.scope.name().to_owned(),
         group_ids: group_ids.iter().map(|g| g.0).collect(),
         empty_pool,
@@ -240,6 +242,8 @@ pub struct NewKey {
     pub limits: Limits,
     /// `null`/absent = every model; otherwise at least one.
     pub allowed_models: Option<Vec<String>>,
+    /// Absent = `allow`.
+    pub service_tier_policy: Option<ServiceTierPolicyName>,
     /// Empty/absent = every account (including future ones); otherwise only enabled members of
     /// these groups.
     #[serde(default)]
@@ -266,6 +270,7 @@ pub async fn post_key(
         expires_at: body.expires_at,
         limits: ClientKeyLimits::from(&body.limits),
         allowed_models: body.allowed_models,
+        service_tier_policy: body.service_tier_policy.map(Into::into).unwrap_or_default(),
         groups: body.group_ids.into_iter().map(GroupId).collect(),
     };
     let created = create_key(api.ports.uow.as_ref(), principal.actor(), spec).await?;
@@ -296,6 +301,7 @@ pub struct KeyChanges {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<Vec<String>>)]
     pub allowed_models: Option<Option<Vec<String>>>,
+    pub service_tier_policy: Option<ServiceTierPolicyName>,
     /// The complete scope; `[]` = every account.
     pub group_ids: Option<Vec<i64>>,
 }
@@ -328,6 +334,7 @@ pub async fn patch_key(
         expires_at,
         limits: body.limits.as_ref().map(ClientKeyLimits::from),
         allowed_models: body.allowed_models,
+        service_tier_policy: body.service_tier_policy.map(Into::into),
         groups: body.group_ids.map(|g| g.into_iter().map(GroupId).collect()),
     };
     let before =

@@ -98,6 +98,20 @@ impl KeyScope {
     }
 }
 
+crate::closed_set!(
+    /// What the gateway does with a request's `service_tier` (`client_api_keys.service_tier_policy`).
+    #[derive(Default)]
+    ServiceTierPolicy as "service tier policy" {
+        /// Send what the client sent (the default).
+        #[default]
+        Allow = "allow",
+        /// Refuse a request asking for a tier other than `auto`/`default` with 400.
+        Deny = "deny",
+        /// Send `service_tier: "priority"` upstream whatever the client sent.
+        ForcePriority = "force_priority",
+    }
+);
+
 /// A stored client key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientKeyRecord {
@@ -111,6 +125,7 @@ pub struct ClientKeyRecord {
     /// `None` allows every model.
     pub allowed_models: Option<Vec<String>>,
     pub scope: KeyScope,
+    pub service_tier_policy: ServiceTierPolicy,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }

@@ -99,6 +99,12 @@ impl Delivery {
         }
     }
 
+    /// The tier the key's policy sent upstream, recorded when the response names none.
+    pub(crate) fn forcing_tier(mut self, tier: Option<&'static str>) -> Self {
+        self.accounting.forced_tier = tier;
+        self
+    }
+
     fn headers(&self, content_type: &str) -> Vec<(String, String)> {
         let mut headers = vec![("content-type".to_owned(), content_type.to_owned())];
         if content_type == "text/event-stream" {

@@ -19,8 +19,8 @@ pub(crate) async fn create_client_key(
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO client_api_keys (name, key_hash, key_prefix, enabled, expires_at, max_concurrency, \
          requests_per_minute, daily_token_budget, monthly_token_budget, daily_cost_budget_nano_usd, \
-         monthly_cost_budget_nano_usd, allowed_models) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+         monthly_cost_budget_nano_usd, allowed_models, service_tier_policy) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
     )
     .bind(&c.name)
     .bind(key.key_hash.as_bytes().as_slice())
@@ -34,6 +34,7 @@ pub(crate) async fn create_client_key(
     .bind(l.daily_cost_budget.map(|c| c.0))
     .bind(l.monthly_cost_budget.map(|c| c.0))
     .bind(c.allowed_models.as_deref())
+    .bind(c.service_tier_policy.as_str())
     .fetch_one(&mut *conn)
     .await
     .map_err(storage_error)?;
@@ -50,7 +51,7 @@ pub(crate) async fn update_client_key(
         "UPDATE client_api_keys SET name = $2, enabled = $3, expires_at = $4, max_concurrency = $5, \
          requests_per_minute = $6, daily_token_budget = $7, monthly_token_budget = $8, \
          daily_cost_budget_nano_usd = $9, monthly_cost_budget_nano_usd = $10, allowed_models = $11, \
-         updated_at = now() WHERE id = $1",
+         service_tier_policy = $12, updated_at = now() WHERE id = $1",
     )
     .bind(key.0)
     .bind(&c.name)
@@ -63,6 +64,7 @@ pub(crate) async fn update_client_key(
     .bind(l.daily_cost_budget.map(|c| c.0))
     .bind(l.monthly_cost_budget.map(|c| c.0))
     .bind(c.allowed_models.as_deref())
+    .bind(c.service_tier_policy.as_str())
     .execute(&mut *conn)
     .await
     .map_err(storage_error)?;

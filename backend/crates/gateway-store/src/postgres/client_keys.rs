@@ -9,14 +9,14 @@ use gateway_core::domain::{ClientKeyHash, ClientKeyId, ClientKeyLimits, ClientKe
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, digest, opt_u32_of, opt_u64_of};
+use crate::postgres::column_values::{ColumnRead, closed, digest, opt_u32_of, opt_u64_of};
 use crate::postgres::error_mapping::storage_error;
 
 macro_rules! client_key_select {
     () => {
         "SELECT k.id, k.name, k.key_hash, k.key_prefix, k.enabled, k.expires_at, k.max_concurrency, \
          k.requests_per_minute, k.daily_token_budget, k.monthly_token_budget, k.daily_cost_budget_nano_usd, \
-         k.monthly_cost_budget_nano_usd, k.allowed_models, k.created_at, k.updated_at, \
+         k.monthly_cost_budget_nano_usd, k.allowed_models, k.service_tier_policy, k.created_at, k.updated_at, \
          COALESCE(array_agg(kg.group_id ORDER BY kg.group_id) FILTER (WHERE kg.group_id IS NOT NULL), '{}') \
          AS group_ids FROM client_api_keys k LEFT JOIN client_api_key_groups kg ON kg.client_key_id = k.id "
     };
@@ -51,6 +51,7 @@ fn client_key_from_row(row: &PgRow) -> Result<ClientKeyRecord, StorageError> {
         },
         allowed_models: row.col("allowed_models")?,
         scope: KeyScope::from_group_ids(group_ids.into_iter().map(GroupId).collect()),
+        service_tier_policy: closed(row.col::<&str>("service_tier_policy")?, "client_api_keys.service_tier_policy")?,
         created_at: row.col("created_at")?,
         updated_at: row.col("updated_at")?,
     })

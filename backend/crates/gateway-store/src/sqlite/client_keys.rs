@@ -8,7 +8,7 @@ use gateway_admin::ports::ClientKeyDirectory;
 use gateway_core::domain::{ClientKeyHash, ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupId, KeyScope, NanoUsd};
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{digest, opt_u32_of, opt_u64_of};
+use crate::postgres::column_values::{closed, digest, opt_u32_of, opt_u64_of};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::{SqliteColumns, opt_string_list, sorted_ids};
@@ -17,7 +17,7 @@ macro_rules! client_key_select {
     () => {
         "SELECT k.id, k.name, k.key_hash, k.key_prefix, k.enabled, k.expires_at, k.max_concurrency, \
          k.requests_per_minute, k.daily_token_budget, k.monthly_token_budget, k.daily_cost_budget_nano_usd, \
-         k.monthly_cost_budget_nano_usd, k.allowed_models, k.created_at, k.updated_at, \
+         k.monthly_cost_budget_nano_usd, k.allowed_models, k.service_tier_policy, k.created_at, k.updated_at, \
          (SELECT json_group_array(kg.group_id) FROM client_api_key_groups kg WHERE kg.client_key_id = k.id) \
          AS group_ids FROM client_api_keys k "
     };
@@ -49,6 +49,7 @@ fn client_key_from_row(row: &SqliteRow) -> Result<ClientKeyRecord, StorageError>
         },
         allowed_models: opt_string_list(row, "allowed_models")?,
         scope: KeyScope::from_group_ids(sorted_ids(row, "group_ids")?.into_iter().map(GroupId).collect()),
+        service_tier_policy: closed(row.col::<&str>("service_tier_policy")?, "client_api_keys.service_tier_policy")?,
         created_at: row.ts("created_at")?,
         updated_at: row.ts("updated_at")?,
     })

@@ -14,6 +14,7 @@ use crate::sqlite::error_mapping::storage_error;
 const EMBEDDED: &[(&str, &str)] = &[
     ("0001_initial.sql", include_str!("../../../../../migrations/sqlite/0001_initial.sql")),
     ("0002_backup_verification.sql", include_str!("../../../../../migrations/sqlite/0002_backup_verification.sql")),
+    ("0003_service_tier_policy.sql", include_str!("../../../../../migrations/sqlite/0003_service_tier_policy.sql")),
 ];
 
 pub(crate) fn embedded() -> MigrationSet {

@@ -9,6 +9,7 @@ use gateway_admin::ports::{
 };
 use gateway_core::domain::{
     AccountProfile, ClientKeyLimits, ClientKeySecret, CredentialDocument, CredentialFacts, ProviderData, ProviderKind,
+    ServiceTierPolicy,
 };
 use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
 use gateway_store::crypto::Keyring;
@@ -123,6 +124,7 @@ pub fn new_key(name: &str) -> NewClientKey {
             expires_at: None,
             limits: ClientKeyLimits { max_concurrency: Some(2), ..ClientKeyLimits::default() },
             allowed_models: None,
+            service_tier_policy: ServiceTierPolicy::Allow,
         },
     }
 }

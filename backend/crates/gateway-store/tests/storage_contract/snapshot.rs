@@ -1,7 +1,7 @@
 //! [`SnapshotSource`]: the routing configuration and the revision it belongs to.
 
 use gateway_admin::ports::{ClientKeyChanges, NewClientKey, UnitOfWork};
-use gateway_core::domain::{ClientKeyLimits, ClientKeySecret, CredentialSlot, KeyScope};
+use gateway_core::domain::{ClientKeyLimits, ClientKeySecret, CredentialSlot, KeyScope, ServiceTierPolicy};
 use gateway_core::ports::SnapshotSource;
 
 use crate::storage_contract::fixtures::{Harness, audit, group, import};
@@ -24,6 +24,7 @@ pub async fn the_snapshot_holds_accounts_groups_keys_and_its_revision(h: impl Ha
                 expires_at: None,
                 limits: ClientKeyLimits { requests_per_minute: Some(60), ..ClientKeyLimits::default() },
                 allowed_models: Some(vec!["gpt-5".into()]),
+                service_tier_policy: ServiceTierPolicy::ForcePriority,
             },
         })
         .await?;
@@ -43,6 +44,7 @@ pub async fn the_snapshot_holds_accounts_groups_keys_and_its_revision(h: impl Ha
     assert_eq!(k.scope, KeyScope::Groups(vec![g]));
     assert_eq!(k.limits.requests_per_minute, Some(60));
     assert_eq!(k.allowed_models.as_deref(), Some(&["gpt-5".to_owned()][..]));
+    assert_eq!(k.service_tier_policy, ServiceTierPolicy::ForcePriority);
     assert_eq!(facts.settings, gateway_core::domain::RuntimeSettings::default());
     assert_eq!(store.load_account(a1).await?.external_account_id, "acct-1");
     h.finish().await

@@ -16,11 +16,19 @@ pub(super) struct Accounting {
     model: String,
     /// The model the upstream said served the call, when it said.
     served_model: Option<String>,
+    /// The tier the key's policy sent upstream (`force_priority`), recorded and priced when
+    /// the response names none.
+    pub(super) forced_tier: Option<&'static str>,
 }
 
 impl Accounting {
     pub(super) fn new(prices: Arc<PriceTable>, model: String, served_model: Option<String>) -> Self {
-        Self { prices, model, served_model }
+        Self { prices, model, served_model, forced_tier: None }
+    }
+
+    /// The tier to record and price: the response's own, else the one the policy forced.
+    fn tier(&self, facts: &EventFacts) -> Option<String> {
+        facts.service_tier.clone().or_else(|| self.forced_tier.map(str::to_owned))
     }
 
     /// The model to record and price: the response's own, else the upstream's header, else the
@@ -39,7 +47,8 @@ impl Accounting {
     ) -> (Outcome, Option<Spend>) {
         let usage = facts.usage.as_ref().map(token_usage);
         let model = self.model(facts);
-        let cost = usage.as_ref().map(|u| self.prices.cost(&model, facts.service_tier.as_deref(), u));
+        let tier = self.tier(facts);
+        let cost = usage.as_ref().map(|u| self.prices.cost(&model, tier.as_deref(), u));
         let outcome = Outcome {
             http_status: Some(200),
             error_code: error_code
@@ -47,7 +56,7 @@ impl Accounting {
                 .or_else(|| (status != RequestStatus::Completed).then(|| facts.error_code.clone()).flatten()),
             usage,
             cost,
-            service_tier: facts.service_tier.clone(),
+            service_tier: tier,
             upstream_model: Some(model),
             client_response_id: facts.response_id.as_ref().map(|id| id.as_bytes().to_vec()),
         };

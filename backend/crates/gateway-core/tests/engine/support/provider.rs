@@ -45,6 +45,8 @@ pub struct SeenCall {
     pub header_timeout: Duration,
     /// Observations enqueued when the call was made (the start and every progress update).
     pub enqueued_before: u64,
+    /// The request body the engine handed over.
+    pub body: bytes::Bytes,
 }
 
 pub struct ScriptedProvider {
@@ -142,6 +144,7 @@ impl Provider for ScriptedProvider {
             route: call.route.clone(),
             header_timeout: call.header_timeout,
             enqueued_before,
+            body: call.body.clone(),
         });
         let step = self.script.lock().expect("lock").pop_front().expect("the script has a step for every call");
         let frames: FrameStream = match step {

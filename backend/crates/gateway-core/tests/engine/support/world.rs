@@ -226,3 +226,11 @@ pub fn limits(configure: impl Fn(&mut ClientKeyLimits)) -> impl FnOnce(&mut Setu
         }
     }
 }
+
+pub fn tier_policy(policy: gateway_core::domain::ServiceTierPolicy) -> impl FnOnce(&mut Setup) {
+    move |setup| {
+        for key in &mut setup.facts.client_keys {
+            key.service_tier_policy = policy;
+        }
+    }
+}
