@@ -91,6 +91,8 @@ export async function startStack(repo) {
     SWITCHBOARD_UPDATE_ALLOW_HTTP_LOOPBACK: 'true',
     // This machine may itself be a container; the trial update below never swaps the binary.
     SWITCHBOARD_UPDATE_ALLOW_IN_CONTAINER: 'true',
+    // The backups journey's S3 server (SeaweedFS) is on loopback.
+    SWITCHBOARD_ADMIN_ALLOW_PRIVATE_URLS: 'true',
   }
   const gw = spawn(`${bin}/switchboard`, ['serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(gw)
