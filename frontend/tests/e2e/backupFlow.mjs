@@ -54,9 +54,10 @@ export async function backupRunVerifyDownloadDelete(page, base) {
   assert.ok(await page.getByTestId('backup-run').isDisabled(), 'run now is disabled while a job is active')
   // No reload from here on: the page polls while the job is active.
   const seen = await followToCompletion(page, row)
-  assert.equal(seen[0], 'queued', `states seen: ${seen.join(' → ')}`)
-  assert.equal(seen.at(-1), 'completed', `states seen: ${seen.join(' → ')}`)
   const record = await page.evaluate((id) => fetch(`/api/admin/backups/${id}`).then((r) => r.json()), id)
+  const story = `states seen: ${seen.join(' → ')}; record: ${JSON.stringify(record)}`
+  assert.equal(seen[0], 'queued', story)
+  assert.equal(seen.at(-1), 'completed', story)
   assert.ok(record.sizeBytes > 0 && record.bytesDone === record.sizeBytes, JSON.stringify(record))
   assert.ok(record.expiresAt, 'the chosen expiry reached the record')
   assert.match(await row.getByTestId('backup-progress').textContent(), /\d+(\.\d)? (B|KB|MB)/)
