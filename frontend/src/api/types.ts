@@ -66,3 +66,6 @@ export interface QuotaWindow {
 export function quotaWindows(account: { quota: { windows: unknown[] } }): QuotaWindow[] {
   return (account.quota.windows as QuotaWindow[]).filter((w) => typeof w?.used_percent === 'number')
 }
+export type BackupView = Schemas['BackupView']
+export type BackupList = Schemas['BackupList']
+export type DownloadLink = Schemas['DownloadLink']

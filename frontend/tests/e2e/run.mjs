@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { addAccountByOAuth, changeSettingAndUndo, updateThatFailsVerification, deviceCodeLogin, cooldownAfter429, createAndCopyKey, editKeyAndUndo, errorsNameTheRequestId, expiredSessionReturnsToTheSamePage, signIn, stepUpForAdminKey, watchRequestLive } from './flows.mjs'
+import { backupRunVerifyDownloadDelete } from './backupFlow.mjs'
 import { launch } from './lib/browser.mjs'
 import { startStack } from './lib/stack.mjs'
 import { COMBOS, measureRoutes, pageList, runCombo } from './pages.mjs'
@@ -70,6 +71,7 @@ try {
   await check('an expired session goes to login and comes back to the same page', () => expiredSessionReturnsToTheSamePage(page, stack.url, context))
   await check('add an account with a device code (countdown, polling, approval)', () => deviceCodeLogin(page, stack.url, stack.simJson))
   await check('the System page starts an update and streams its progress to a failed verification', () => updateThatFailsVerification(page, stack.url, stack.releaseVersion))
+  await check('backups: run from the page, progress polled to completed and verified, verify, download link after step-up, delete', () => backupRunVerifyDownloadDelete(page, stack.url))
   const storageState = await context.storageState()
   const ids = await page.evaluate(async () => {
     const accounts = await fetch('/api/admin/accounts').then((r) => r.json())

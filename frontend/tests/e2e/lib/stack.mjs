@@ -1,5 +1,6 @@
-// Starts the upstream simulator and the real gateway binary (own PostgreSQL schema, own Redis
-// prefix, free ports), and stops them. Binaries are built by scripts/e2e.d/50-dashboard.sh.
+// Starts the upstream simulator and the real gateway binary (own PostgreSQL database — a backup
+// dumps and counts a whole database, so not a schema of the shared one —, own Redis prefix,
+// free ports), and stops them. Binaries are built by scripts/e2e.d/50-dashboard.sh.
 import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer as createHttpServer } from 'node:http'
@@ -66,8 +67,10 @@ export async function startStack(repo) {
   const simUrl = (await firstLine(sim)).trim()
   const db = process.env.SWITCHBOARD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   const redis = process.env.SWITCHBOARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-  const schema = `e2e_dash_${Date.now()}_${process.pid}`
-  execFileSync('psql', [db, '-qc', `CREATE SCHEMA "${schema}"`])
+  const name = `e2e_dash_${Date.now()}_${process.pid}`
+  execFileSync('psql', [db, '-qc', `CREATE DATABASE "${name}"`])
+  const ownDb = new URL(db)
+  ownDb.pathname = `/${name}`
   const port = await freePort()
   const releases = await startReleaseServer()
   // The gateway's own files (update state, the first admin's password file) stay out of the checkout.
@@ -75,9 +78,9 @@ export async function startStack(repo) {
   const masterKey = execFileSync(`${bin}/switchboard`, ['master-key']).toString().trim()
   const env = {
     ...process.env,
-    SWITCHBOARD_DATABASE_URL: `${db}?options=-c%20search_path%3D${schema}`,
+    SWITCHBOARD_DATABASE_URL: ownDb.toString(),
     SWITCHBOARD_REDIS_URL: redis,
-    SWITCHBOARD_REDIS_KEY_PREFIX: schema,
+    SWITCHBOARD_REDIS_KEY_PREFIX: name,
     SWITCHBOARD_SECRETS_MASTER_KEY: masterKey,
     SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK: 'true',
     SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL: `${simUrl}/backend-api`,
@@ -91,6 +94,8 @@ export async function startStack(repo) {
     SWITCHBOARD_UPDATE_ALLOW_HTTP_LOOPBACK: 'true',
     // This machine may itself be a container; the trial update below never swaps the binary.
     SWITCHBOARD_UPDATE_ALLOW_IN_CONTAINER: 'true',
+    // The backups journey's S3 server (SeaweedFS) is on loopback.
+    SWITCHBOARD_ADMIN_ALLOW_PRIVATE_URLS: 'true',
   }
   const gw = spawn(`${bin}/switchboard`, ['serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(gw)
@@ -109,7 +114,7 @@ export async function startStack(repo) {
     }
     releases.close()
     rmSync(dataDir, { recursive: true, force: true })
-    try { execFileSync('psql', [db, '-qc', `DROP SCHEMA IF EXISTS "${schema}" CASCADE`]) } catch { /* best effort */ }
+    try { execFileSync('psql', [db, '-qc', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]) } catch { /* best effort */ }
   }
   const simJson = async (method, path, body) => {
     const r = await fetch(`${simUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })
