@@ -25,7 +25,7 @@ pub fn reason(provider: ProviderKind) -> &'static str {
         ProviderKind::Openai => {
             "openai: the ChatGPT/Codex backend has no images endpoint; ask for the `image_generation` tool in POST /v1/responses"
         }
-        ProviderKind::Xai => "xai: image passthrough to the Grok subscription is not built yet (issue 20)",
+        ProviderKind::Xai => "xai: the Grok CLI proxy a subscription reaches has no images endpoint",
     }
 }
 
