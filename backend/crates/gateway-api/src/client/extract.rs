@@ -1,11 +1,12 @@
 //! Pulling the client's key, headers and body out of a request.
 
 use axum::body::Body;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Version};
+use axum::response::Response;
 use bytes::Bytes;
 use gateway_protocol::{ApiError, ErrorCode};
 
-use super::body_failure;
+use super::{ClientApi, body_failure, reply};
 
 /// `Authorization: Bearer <key>`, else `x-api-key: <key>`.
 pub fn api_key(headers: &HeaderMap) -> Option<String> {
@@ -50,4 +51,23 @@ pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes
         super::body::ReadError::TooLarge => body_failure::too_large(limit),
         super::body::ReadError::Broken(error) => body_failure::classify(&error, limit),
     })
+}
+
+/// The client key, checked from the headers alone before the body is read (decision 0103), and
+/// the body. Either failure is answered on a connection that is then closed (the body may be
+/// unread or half read).
+pub async fn authenticated_body(
+    api: &ClientApi,
+    version: Version,
+    headers: &HeaderMap,
+    request_body: Body,
+) -> Result<(Option<String>, Bytes), Response> {
+    let api_key = api_key(headers);
+    if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
+        return Err(reply::closing(reply::error(&error), version));
+    }
+    match body(headers, request_body, api.body_limit).await {
+        Ok(body) => Ok((api_key, body)),
+        Err(error) => Err(reply::closing(reply::error(&error), version)),
+    }
 }

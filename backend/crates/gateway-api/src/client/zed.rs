@@ -16,13 +16,9 @@ use gateway_protocol::{ApiError, ErrorCode};
 use super::{ClientApi, extract, reply};
 
 pub async fn create(State(api): State<ClientApi>, version: Version, headers: HeaderMap, body: Body) -> Response {
-    let api_key = extract::api_key(&headers);
-    if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
-        return reply::closing(reply::error(&error), version);
-    }
-    let body = match extract::body(&headers, body, api.body_limit).await {
-        Ok(body) => body,
-        Err(error) => return reply::closing(reply::error(&error), version),
+    let (api_key, body) = match extract::authenticated_body(&api, version, &headers, body).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
     let request = match to_responses(&body) {
         Ok(request) => request,
