@@ -5,10 +5,15 @@
 //! batch is written in chunks of up to [`MAX_CHUNK`] rows per statement. Chunk sizes are powers
 //! of two, so the statement cache holds a handful of texts whatever the batch sizes are.
 //!
-//! The statements are built once from one-row templates whose parameters are `$1..$N`: an insert
-//! repeats the row tuple with its parameters renumbered, an update reads its rows from a `VALUES`
-//! common table expression (`v.c1..v.c26`) and applies the same monotone rules as the one-row
-//! form (see `requests.rs`).
+//! Every parameter is an anonymous `?`, written once, in bind order, inside a `VALUES` common
+//! table expression (`v.c1..v.cN`); the statement's expressions read the columns of `v`. Numbered
+//! parameters (`$N`) would be looked up by name for every bind, and SQLite finds a parameter's
+//! name by a linear scan, so a chunk of 64 rows × 37 numbered parameters spent most of the writer
+//! thread in `sqlite3_bind_parameter_name`: binding was quadratic in the parameter count (seen
+//! with `perf` in bench (f); decision 0182).
+//!
+//! The statements are built once from one-row templates written with `$1..$N`, renamed to
+//! `v.c1..v.cN` (see `requests.rs` for the monotone rules the update applies).
 
 use std::sync::OnceLock;
 
@@ -69,14 +74,14 @@ const INSERT_COLUMNS: &str = "INSERT INTO model_requests (id, status, send_state
      reasoning_tokens, total_tokens, cost_nano_usd, service_tier, client_response_id, upstream_response_id, \
      downstream_committed_at, finished_at, connect_ms, headers_ms, first_event_ms, first_token_ms, total_ms, \
      client_key_id, requested_model, operation, transport, stream, routing_scope, routing_groups, started_at, \
-     deadline_at, replica_name, boot_id) VALUES ";
+     deadline_at, replica_name, boot_id) ";
 
 /// One inserted row: a start with its update folded in, or a fresh `running` one ($1..$26), and
 /// the start's own columns ($27..$37). A client key or account that no longer exists is `NULL`.
-const INSERT_TUPLE: &str = "($1, $2, $3, $4, (SELECT a.id FROM provider_accounts a WHERE a.id = $5), $6, $7, $8, \
+const INSERT_ROW: &str = "$1, $2, $3, $4, (SELECT a.id FROM provider_accounts a WHERE a.id = $5), $6, $7, $8, \
      COALESCE($9, '[]'), $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
      CASE WHEN $2 = 'running' THEN NULL ELSE COALESCE($20, $26) END, $21, $22, $23, $24, $25, \
-     (SELECT k.id FROM client_api_keys k WHERE k.id = $27), $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)";
+     (SELECT k.id FROM client_api_keys k WHERE k.id = $27), $28, $29, $30, $31, $32, $33, $34, $35, $36, $37";
 
 /// The insert of `rows` starts (a power of two up to [`MAX_CHUNK`]), returning the ids it wrote.
 pub(crate) fn insert(rows: usize) -> &'static str {
@@ -109,27 +114,34 @@ fn by_size(texts: &'static OnceLock<Vec<String>>, rows: usize, build: fn(usize) 
 }
 
 fn insert_text(rows: usize) -> String {
-    let tuples: Vec<String> =
-        (0..rows as u32).map(|row| renumber(INSERT_TUPLE, |n| format!("${}", row * INSERT_PARAMS + n))).collect();
-    format!("{INSERT_COLUMNS}{} ON CONFLICT (id) DO NOTHING RETURNING id", tuples.join(", "))
+    format!(
+        "WITH v({}) AS (VALUES {}) {INSERT_COLUMNS}SELECT {} FROM v WHERE true ON CONFLICT (id) DO NOTHING RETURNING id",
+        columns(INSERT_PARAMS),
+        anonymous_tuples(rows, INSERT_PARAMS),
+        renumber(INSERT_ROW, |n| format!("v.c{n}")),
+    )
 }
 
 fn update_text(rows: usize) -> String {
-    let columns: Vec<String> = (1..=UPDATE_PARAMS).map(|n| format!("c{n}")).collect();
-    let tuples: Vec<String> = (0..rows as u32)
-        .map(|row| {
-            let params: Vec<String> = (1..=UPDATE_PARAMS).map(|n| format!("${}", row * UPDATE_PARAMS + n)).collect();
-            format!("({})", params.join(", "))
-        })
-        .collect();
     let from_v = |n: u32| format!("v.c{n}");
     format!(
         "WITH v({}) AS (VALUES {}) UPDATE model_requests SET {} FROM v WHERE model_requests.id = v.c1 AND {}",
-        columns.join(", "),
-        tuples.join(", "),
+        columns(UPDATE_PARAMS),
+        anonymous_tuples(rows, UPDATE_PARAMS),
         renumber(UPDATE_SET, from_v),
         renumber(UPDATE_GUARD, from_v),
     )
+}
+
+/// `c1, c2, …, cN`: the columns of the `VALUES` table.
+fn columns(params: u32) -> String {
+    (1..=params).map(|n| format!("c{n}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `rows` tuples of `params` anonymous parameters each.
+fn anonymous_tuples(rows: usize, params: u32) -> String {
+    let tuple = format!("({})", vec!["?"; params as usize].join(", "));
+    vec![tuple; rows].join(", ")
 }
 
 /// `template` with every `$N` replaced by `to(N)`.
