@@ -188,12 +188,12 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     }
     assert!(audit_text.contains("http://203.0.113.10:3128"), "the proxy edits are audited without user info");
     // At rest the proxy URL is sealed: neither its text column nor its ciphertext holds it.
-    for table in ["provider_accounts", "account_groups"] {
+    for (table, select) in [
+        ("provider_accounts", "SELECT egress_proxy, egress_proxy_ciphertext FROM provider_accounts"),
+        ("account_groups", "SELECT egress_proxy, egress_proxy_ciphertext FROM account_groups"),
+    ] {
         let rows: Vec<(Option<String>, Option<Vec<u8>>)> =
-            sqlx::query_as(&format!("SELECT egress_proxy, egress_proxy_ciphertext FROM {table}"))
-                .fetch_all(&g.pool().await)
-                .await
-                .expect("proxy columns");
+            sqlx::query_as(select).fetch_all(&g.pool().await).await.expect("proxy columns");
         assert!(rows.iter().any(|(shown, _)| shown.is_some()), "{table} holds a proxy");
         for (shown, sealed) in rows {
             assert!(!shown.unwrap_or_default().contains(proxy_password), "{table}.egress_proxy holds the password");

@@ -87,7 +87,7 @@ async fn accounts_behind_a_connect_and_a_socks5_proxy_serve_through_them() {
     for text in [&account.text, &groups.text] {
         assert!(!text.contains("c0nnect-pw") && !text.contains("s0cks-pw") && !text.contains("alice"), "{text}");
     }
-    assert_eq!(account.json()["egressProxy"]["hasCredentials"], true, "{}", account.text);
+    assert_eq!(account.json()["account"]["egressProxy"]["hasCredentials"], true, "{}", account.text);
     assert!(groups.text.contains(&format!("socks5://127.0.0.1:{}", socks.port)), "{}", groups.text);
     assert!(!g.log().contains("c0nnect-pw") && !g.log().contains("s0cks-pw"), "the log holds no proxy password");
 }
@@ -121,7 +121,7 @@ async fn a_dead_proxy_moves_the_request_to_another_account_without_cooling_the_f
         .collect();
     assert_eq!(outcomes, vec![(a, "egress_proxy_failed".to_owned()), (b, "ok".to_owned())]);
     // Not the account's fault: no cooldown, still normal.
-    let account = admin.ok(&format!("/accounts/{a}")).await;
+    let account = admin.ok(&format!("/accounts/{a}")).await["account"].clone();
     assert_eq!(account["state"], "normal", "{account}");
     assert!(account["stateUntil"].is_null(), "{account}");
 
