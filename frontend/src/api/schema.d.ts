@@ -513,6 +513,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/accounts/{id}/egress-proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sets the account's egress proxy (it wins over its groups'). The URL is sealed at rest and
+         *     never returned.
+         */
+        put: operations["put_account_proxy"];
+        post?: never;
+        /** Clears the account's own egress proxy (a group's proxy applies again, if any). */
+        delete: operations["delete_account_proxy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/groups/{id}/egress-proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sets the group's egress proxy: members without their own use it (the lowest-id group with a
+         *     proxy when an account is in several).
+         */
+        put: operations["put_group_proxy"];
+        post?: never;
+        /** Clears the group's egress proxy. */
+        delete: operations["delete_group_proxy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/keys": {
         parameters: {
             query?: never;
@@ -983,6 +1025,7 @@ export interface components {
             /** Format: int32 */
             inFlight: number;
             groupIds: number[];
+            egressProxy?: components["schemas"]["EgressProxyView"] | null;
             credential: components["schemas"]["CredentialView"];
             quota: components["schemas"]["QuotaView"];
             /** @description Since midnight in the requested time zone. */
@@ -1242,6 +1285,18 @@ export interface components {
             /** Format: int64 */
             expiresInSeconds: number;
         };
+        /** @description An egress proxy as views show it: never its user info. */
+        EgressProxyView: {
+            /** @description `http://host:port` (HTTP CONNECT) or `socks5://host:port`, without user info. */
+            url: string;
+            /** @description Whether a user name / password is stored with it (never shown). */
+            hasCredentials: boolean;
+            /**
+             * @description `false` when the stored URL does not open under the configured keys: an account behind
+             *     it is not used until the proxy is set again.
+             */
+            readable: boolean;
+        };
         /** @description The body of every admin error response. */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -1309,6 +1364,7 @@ export interface components {
             memberCount: number;
             /** @description Client keys scoped to this group. */
             keyIds: number[];
+            egressProxy?: components["schemas"]["EgressProxyView"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1632,6 +1688,13 @@ export interface components {
         };
         /** @enum {string} */
         Provider: "openai" | "xai";
+        /** @description The proxy to set: `http://[user:pass@]host[:port]` or `socks5://[user:pass@]host[:port]`. */
+        ProxyBody: {
+            url: string;
+        };
+        ProxySet: {
+            egressProxy?: components["schemas"]["EgressProxyView"] | null;
+        };
         QuotaView: {
             /** @description `allowed`, `exhausted` or `unknown` (only clear evidence sets the first two). */
             state: string;
@@ -3047,6 +3110,128 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GroupImpactView"];
                 };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_account_proxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProxyBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxySet"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_account_proxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_group_proxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProxyBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxySet"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_group_proxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description cleared */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             "4XX": {
                 headers: {

@@ -61,6 +61,12 @@ const zhCN: typeof en = {
   device: { start: '获取设备码', instructions: '打开验证页面并输入此代码：', code: '设备码', url: '验证地址', open: '打开验证页面', expiresIn: '代码过期于', waiting: '等待批准，每 {n} 秒检查一次…', denied: '登录被拒绝。', expired: '代码已过期。', restart: '重新开始', notEnabled: '此提供方未启用设备登录。' },
   import: { help: '粘贴 Codex auth.json、Switchboard 导出包、CLIProxyAPI 文件，或每行一个刷新令牌。', accessOnly: '仅含访问令牌的行无法续期：令牌过期后账号即停止。', content: '凭据', preview: '预览', commit: '导入', action: '动作', result: '新建 {created} 个，更新 {updated} 个。', keepsFacts: '导入从不更改调度设置或分组。' },
   groups: { create: '新建分组', none: '还没有分组。', emptyTitle: '还没有分组', scopeNote: '分组把密钥限定到部分账号。没有分组的密钥可以使用全部账号。', name: '名称', description: '描述', status: '状态', enabled: '已启用', disabled: '已停用', members: '成员', keys: '密钥', updated: '更新时间', saved: '已保存 {name}。', disableTitle: '停用 {name}？', deleteTitle: '删除 {name}？', impact: '有 {keys} 个密钥使用此分组；其中 {empty} 个将没有可用账号并拒绝请求。', boundToKeys: '此分组仍绑定了密钥：请先修改它们的范围。' },
+  proxy: {
+    title: '出口代理', edit: '代理', current: '当前：', direct: '无（直连）', inherited: '未单独设置（可能使用分组的代理）', withCredentials: '含凭据', unreadable: '无法解密：请重新设置',
+    url: '新代理地址', placeholder: 'http://user:pass@host:3128 或 socks5://host:1080', remove: '移除代理', saved: '代理已保存。', removed: '代理已移除。',
+    note: '支持 HTTP CONNECT 与 SOCKS5。地址加密保存，之后不再显示；账号自己的代理优先于分组的代理。',
+    problem: { empty: '请输入代理地址。', tooLong: '最多 2048 个字符。', notUrl: '不是有效地址：请写成 http://host:port 或 socks5://host:port。', scheme: '请使用 http://（HTTP CONNECT）或 socks5://。', host: '请填写主机。', path: '代理地址不能带路径、查询或片段。', passwordWithoutUser: '有密码时必须有用户名。' },
+  },
   keys: {
     create: '创建密钥', createSubmit: '创建', search: '搜索密钥', name: '名称', prefix: '前缀', status: '状态', statusName: { enabled: '已启用', disabled: '已停用', expired: '已过期' }, scope: '范围', scopeAll: '全部账号，包括以后添加的', scopeAllShort: '全部账号', scopeGroups: '仅这些分组', limits: '限制', today: '今日（请求 · 费用）', expires: '过期', expiry: '有效期',
     expiryPreset: { '1d': '1 天', '7d': '7 天', '30d': '30 天', '90d': '90 天', '1y': '1 年', never: '永不过期' },

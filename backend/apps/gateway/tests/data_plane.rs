@@ -8,6 +8,7 @@ mod client_errors;
 mod connections;
 mod crash_recovery;
 mod drain;
+mod egress_proxies;
 mod failover;
 mod grok;
 mod identity;

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use gateway_core::coordination::ChangeNotifier;
 use gateway_core::domain::{
-    AccountId, ClientKeyId, CredentialRevision, GroupId, KeyScope, RuntimeSettings, SchedulingFacts,
+    AccountId, ClientKeyId, CredentialRevision, EgressProxy, GroupId, KeyScope, RuntimeSettings, SchedulingFacts,
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
@@ -65,6 +65,22 @@ impl AdminTransaction for PublishingTransaction {
         scheduling: &SchedulingFacts,
     ) -> Result<(), StorageError> {
         self.inner.update_account_scheduling(account, scheduling).await
+    }
+
+    async fn set_account_egress_proxy(
+        &mut self,
+        account: AccountId,
+        proxy: Option<&EgressProxy>,
+    ) -> Result<(), StorageError> {
+        self.inner.set_account_egress_proxy(account, proxy).await
+    }
+
+    async fn set_group_egress_proxy(
+        &mut self,
+        group: GroupId,
+        proxy: Option<&EgressProxy>,
+    ) -> Result<(), StorageError> {
+        self.inner.set_group_egress_proxy(group, proxy).await
     }
 
     async fn replace_account_groups(&mut self, account: AccountId, groups: &[GroupId]) -> Result<(), StorageError> {

@@ -105,6 +105,24 @@ impl UrlGuard {
         Ok(())
     }
 
+    /// Checks only the addresses `host` names (an egress proxy, decision 0243: its scheme and
+    /// user info have their own rules): every one must pass [`address_refused`].
+    pub async fn check_host(&self, host: Host<&str>, port: u16) -> Result<(), UrlRefusal> {
+        let addresses = match host {
+            Host::Ipv4(ip) => vec![IpAddr::V4(ip)],
+            Host::Ipv6(ip) => vec![IpAddr::V6(ip)],
+            // A non-special scheme (`socks5://`) leaves an address literal as a name.
+            Host::Domain(name) => match name.parse::<IpAddr>() {
+                Ok(ip) => vec![ip],
+                Err(_) => self.resolve(name, port).await?,
+            },
+        };
+        match addresses.into_iter().find_map(|ip| address_refused(ip, self.policy)) {
+            Some(class) => Err(UrlRefusal::Address(class)),
+            None => Ok(()),
+        }
+    }
+
     async fn resolve(&self, name: &str, port: u16) -> Result<Vec<IpAddr>, UrlRefusal> {
         match tokio::time::timeout(self.resolve_timeout, self.resolver.resolve(name, port)).await {
             Err(_) => Err(UrlRefusal::ResolveTimeout),

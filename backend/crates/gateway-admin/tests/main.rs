@@ -4,6 +4,7 @@
 mod alerting;
 mod auth;
 mod backup_daemon;
+mod egress_proxies;
 mod login;
 mod oauth_sealing;
 mod settings;

@@ -13,6 +13,7 @@ mod auth_routes;
 mod backup_routes;
 mod dashboard;
 mod dto;
+mod egress_proxy_routes;
 mod envelope;
 mod extract;
 mod groups;
@@ -161,6 +162,7 @@ fn protected_routes() -> OpenApiRouter<AdminApi> {
         .merge(accounts::routes())
         .merge(oauth_routes::routes())
         .merge(groups::routes())
+        .merge(egress_proxy_routes::routes())
         .merge(keys::routes())
         .merge(settings_routes::routes())
         .merge(backup_routes::routes())

@@ -5,6 +5,7 @@ pub mod attempt;
 pub mod client_key;
 pub mod closed_set;
 pub mod credential;
+pub mod egress_proxy;
 pub mod group;
 pub mod ids;
 pub mod model_request;
@@ -25,6 +26,7 @@ pub use account::{
 pub use attempt::{Attempt, AttemptOutcome};
 pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope, ServiceTierPolicy};
 pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
+pub use egress_proxy::EgressProxy;
 pub use group::AccountGroup;
 pub use ids::{AccountId, ClientKeyId, GroupId, RequestId};
 pub use model_request::{

@@ -147,6 +147,10 @@ pub enum FailureClass {
     UpstreamUnavailable,
     /// The connection failed before anything was sent.
     ConnectFailed,
+    /// The account's egress proxy is down or refused the tunnel: nothing was sent, and neither
+    /// the account nor the upstream is to blame (decision 0242). Another account is tried;
+    /// nothing is cooled down and the provider circuit does not count it.
+    ProxyFailed,
     /// The outcome is unclear (timeout or reset after the request was written): never replayed.
     Ambiguous,
     /// The upstream refused the request itself (4xx about the body): the client gets the error
@@ -195,6 +199,7 @@ impl AttemptFailure {
             FailureClass::AccountUnusable { .. } => "account_unusable",
             FailureClass::UpstreamUnavailable => "upstream_unavailable",
             FailureClass::ConnectFailed => "upstream_connect_failed",
+            FailureClass::ProxyFailed => "egress_proxy_failed",
             FailureClass::Ambiguous => "upstream_ambiguous",
             FailureClass::Rejected(_) => "upstream_rejected",
             FailureClass::ContinuationLost => "previous_response_not_found",

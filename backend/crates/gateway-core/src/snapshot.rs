@@ -15,7 +15,7 @@ use crate::engine::candidates::CandidatePool;
 
 use crate::domain::{
     AccountId, AccountRecord, ClientKeyHash, ClientKeyRecord, ConfigRevision, CredentialDocument, CredentialSlot,
-    CredentialState, GroupRef, ProviderKind, RoutingSnapshot, RuntimeSettings,
+    CredentialState, EgressProxy, GroupRef, ProviderKind, RoutingSnapshot, RuntimeSettings,
 };
 
 pub use account_state::{AccountState, resolve_account_state};
@@ -28,6 +28,9 @@ pub struct AccountEntry {
     pub record: AccountRecord,
     /// Resolved cap: the account's own or the runtime default, at least 1.
     pub max_in_flight: u32,
+    /// The proxy calls for this account go through: its own, else that of its lowest-id group
+    /// with one (decision 0241); `None` goes out directly.
+    pub egress_proxy: Option<EgressProxy>,
 }
 
 impl AccountEntry {
@@ -53,6 +56,7 @@ impl AccountEntry {
         self.record.scheduling.enabled
             && self.record.credential_facts.state == CredentialState::Active
             && self.credential().is_some()
+            && self.egress_proxy.as_ref().is_none_or(EgressProxy::is_readable)
     }
 }
 

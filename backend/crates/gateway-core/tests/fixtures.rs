@@ -20,6 +20,7 @@ pub fn account(id: i64, provider: ProviderKind) -> AccountRecord {
         quota_revision: QuotaRevision(0),
         quota: QuotaFacts::default(),
         provider_data: ProviderData::default(),
+        egress_proxy: None,
         created_at: now,
         updated_at: now,
     }
@@ -51,6 +52,7 @@ pub fn group(id: i64, enabled: bool, members: &[i64]) -> AccountGroup {
         description: String::new(),
         enabled,
         account_ids: members.iter().map(|m| AccountId(*m)).collect(),
+        egress_proxy: None,
         created_at: now,
         updated_at: now,
     }

@@ -1,2 +1,3 @@
 mod account_state;
+mod egress_proxy;
 mod scope;

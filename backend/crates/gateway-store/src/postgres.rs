@@ -30,6 +30,7 @@ pub(crate) mod key_rotation;
 pub(crate) mod migrations;
 mod ops_event_queries;
 mod ops_events;
+mod proxy_mutations;
 mod quota;
 pub(crate) mod requests;
 pub(crate) mod row_presence;

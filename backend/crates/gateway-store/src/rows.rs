@@ -3,6 +3,7 @@
 
 pub(crate) mod accounts;
 pub(crate) mod audit;
+pub(crate) mod egress_proxy;
 pub(crate) mod ops_events;
 pub(crate) mod requests;
 pub(crate) mod usage;

@@ -69,6 +69,22 @@ macro_rules! sql_admin_transaction {
                 account_mutations::delete_account(&mut self.tx, account).await
             }
 
+            async fn set_account_egress_proxy(
+                &mut self,
+                account: AccountId,
+                proxy: Option<&EgressProxy>,
+            ) -> Result<(), StorageError> {
+                let keyring = self.keyring.clone();
+                let keyring = keyring.as_deref().ok_or_else($crate::sql_transaction::missing_key)?;
+                proxy_mutations::set_account_proxy(&mut self.tx, keyring, account, proxy).await
+            }
+
+            async fn set_group_egress_proxy(&mut self, group: GroupId, proxy: Option<&EgressProxy>) -> Result<(), StorageError> {
+                let keyring = self.keyring.clone();
+                let keyring = keyring.as_deref().ok_or_else($crate::sql_transaction::missing_key)?;
+                proxy_mutations::set_group_proxy(&mut self.tx, keyring, group, proxy).await
+            }
+
             async fn create_group(&mut self, group: &GroupChanges) -> Result<GroupId, StorageError> {
                 group_mutations::create_group(&mut self.tx, group).await
             }

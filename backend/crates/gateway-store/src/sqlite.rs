@@ -40,6 +40,7 @@ mod key_rotation;
 mod migrations;
 mod ops_event_queries;
 mod ops_events;
+mod proxy_mutations;
 mod quota;
 mod request_rows;
 mod request_statements;

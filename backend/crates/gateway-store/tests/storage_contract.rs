@@ -8,6 +8,7 @@ pub mod admin_users;
 pub mod backups;
 pub mod client_keys;
 pub mod credentials;
+pub mod egress_proxies;
 pub mod fixtures;
 pub mod ops_events;
 pub mod quota;
@@ -21,6 +22,7 @@ pub use admin_users::*;
 pub use backups::*;
 pub use client_keys::*;
 pub use credentials::*;
+pub use egress_proxies::*;
 pub use ops_events::*;
 pub use quota::*;
 pub use requests::*;
@@ -60,6 +62,7 @@ macro_rules! storage_contract_suite {
             import_upsert_keeps_scheduling_facts_groups_and_quota,
             foreign_key_check_and_unique_violations_are_typed_errors,
             deleting_an_account_cascades_membership_and_nulls_request_references,
+            egress_proxies_round_trip_sealed_and_clear,
             // AdminUsers, AuditSearch
             admin_users_are_found_by_name_and_key_and_totp_is_sealed,
             audit_search_filters_and_pages,

@@ -1,6 +1,7 @@
-//! A simulator with one account, a client trusting its test CA, and tiny local proxies.
+//! A simulator with one account, a client trusting its test CA, and the tiny local proxies of
+//! `test_support::egress_proxy`.
 
-pub mod proxy;
+pub use test_support::egress_proxy as proxy;
 
 use std::time::Duration;
 

@@ -92,6 +92,17 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     let group = admin.post("/groups", json!({"name": "leak", "accountIds": [account]})).await;
     record(&group);
     let group = group.json()["id"].as_i64().expect("group");
+    // Egress proxy credentials on the account and the group (after the traffic: the proxy is
+    // never reached).
+    let proxy_password = "proxy-pass-leakcheck-3c9d";
+    for path in [format!("/accounts/{account}/egress-proxy"), format!("/groups/{group}/egress-proxy")] {
+        let url = format!("http://proxyuser:{proxy_password}@203.0.113.10:3128");
+        let set = admin.put(&path, json!({"url": url})).await;
+        assert_eq!(set.status, 200, "{}", set.text);
+        assert_eq!(set.json()["egressProxy"]["url"], "http://203.0.113.10:3128", "{}", set.text);
+        assert_eq!(set.json()["egressProxy"]["hasCredentials"], true);
+        record(&set);
+    }
     let request = admin.ok("/usage/records").await["items"][0]["id"].as_str().expect("request").to_owned();
     let audit = admin.ok("/audit").await["items"][0]["id"].as_i64().expect("audit");
     let run = admin.post("/backups", json!({})).await;
@@ -160,6 +171,7 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
         ("backup secret key", secret_key),
         ("TOTP secret", totp_secret.as_str()),
         ("TOTP URI", totp_uri.as_str()),
+        ("egress proxy password", proxy_password),
     ];
     assert!(seen.len() > 10_000, "the sweep saw the responses ({} bytes)", seen.len());
     let log = g.log();
@@ -173,5 +185,20 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     let audit_text = serde_json::to_string(&audit_rows).expect("json");
     for (what, secret) in planted {
         assert!(!audit_text.contains(secret), "an audit row contains the {what}");
+    }
+    assert!(audit_text.contains("http://203.0.113.10:3128"), "the proxy edits are audited without user info");
+    // At rest the proxy URL is sealed: neither its text column nor its ciphertext holds it.
+    for (table, select) in [
+        ("provider_accounts", "SELECT egress_proxy, egress_proxy_ciphertext FROM provider_accounts"),
+        ("account_groups", "SELECT egress_proxy, egress_proxy_ciphertext FROM account_groups"),
+    ] {
+        let rows: Vec<(Option<String>, Option<Vec<u8>>)> =
+            sqlx::query_as(select).fetch_all(&g.pool().await).await.expect("proxy columns");
+        assert!(rows.iter().any(|(shown, _)| shown.is_some()), "{table} holds a proxy");
+        for (shown, sealed) in rows {
+            assert!(!shown.unwrap_or_default().contains(proxy_password), "{table}.egress_proxy holds the password");
+            let sealed = String::from_utf8_lossy(&sealed.unwrap_or_default()).into_owned();
+            assert!(!sealed.contains(proxy_password), "{table}.egress_proxy_ciphertext holds it in clear");
+        }
     }
 }

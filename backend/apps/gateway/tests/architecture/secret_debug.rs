@@ -86,6 +86,7 @@ const SWEPT: &[&str] = &[
     "provider-openai::DecodedCredential",
     "provider-xai::XaiCredential",
     "gateway-transport::ProxyUrl",
+    "gateway-core::EgressProxy",
 ];
 
 /// Found by the census but holding no secret, with the reason.
@@ -413,6 +414,16 @@ fn provider_types() -> Vec<(&'static str, String)> {
         ("provider-openai::DecodedCredential", format!("{decoded:?}")),
         ("provider-openai::UrlRefused (refusal message)", format!("{refused:?} / {refused}")),
         ("gateway-transport::ProxyUrl", proxy_debug()),
+        (
+            "gateway-core::EgressProxy",
+            format!(
+                "{:?}",
+                gateway_core::domain::EgressProxy::new(
+                    "http://127.0.0.1:3128".to_owned(),
+                    format!("http://u:{SECRET}@127.0.0.1:3128")
+                )
+            ),
+        ),
     ]
 }
 

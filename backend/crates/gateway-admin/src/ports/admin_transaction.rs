@@ -3,7 +3,8 @@
 use async_trait::async_trait;
 
 use gateway_core::domain::{
-    AccountId, ClientKeyId, ConfigRevision, CredentialRevision, GroupId, KeyScope, RuntimeSettings, SchedulingFacts,
+    AccountId, ClientKeyId, ConfigRevision, CredentialRevision, EgressProxy, GroupId, KeyScope, RuntimeSettings,
+    SchedulingFacts,
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
@@ -43,6 +44,15 @@ pub trait AdminTransaction: Send {
     /// Replaces the account's complete group set.
     async fn replace_account_groups(&mut self, account: AccountId, groups: &[GroupId]) -> Result<(), StorageError>;
     async fn delete_account(&mut self, account: AccountId) -> Result<(), StorageError>;
+    /// Sets (`None`: clears) the account's egress proxy; the adapter seals the URL.
+    async fn set_account_egress_proxy(
+        &mut self,
+        account: AccountId,
+        proxy: Option<&EgressProxy>,
+    ) -> Result<(), StorageError>;
+    /// Sets (`None`: clears) the group's egress proxy; the adapter seals the URL.
+    async fn set_group_egress_proxy(&mut self, group: GroupId, proxy: Option<&EgressProxy>)
+    -> Result<(), StorageError>;
 
     // groups
     async fn create_group(&mut self, group: &GroupChanges) -> Result<GroupId, StorageError>;

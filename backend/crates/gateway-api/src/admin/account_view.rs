@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::admin::dto::{AccountStateName, Provider};
+use crate::admin::egress_proxy_routes::EgressProxyView;
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -92,6 +93,9 @@ pub struct AccountItem {
     pub weight: u8,
     pub in_flight: u32,
     pub group_ids: Vec<i64>,
+    /// The account's own egress proxy (a group's applies when `null`); the URL's user info is
+    /// never shown.
+    pub egress_proxy: Option<EgressProxyView>,
     pub credential: CredentialView,
     pub quota: QuotaView,
     /// Since midnight in the requested time zone.
@@ -133,6 +137,7 @@ impl From<&AccountView> for AccountItem {
             weight: r.scheduling.weight.get(),
             in_flight: v.in_flight,
             group_ids: v.groups.iter().map(|g| g.0).collect(),
+            egress_proxy: EgressProxyView::of(r.egress_proxy.as_ref()),
             credential: CredentialView {
                 state: r.credential_facts.state.as_str().to_owned(),
                 reason: r.credential_facts.reason.clone(),

@@ -19,6 +19,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::admin::AdminApi;
+use crate::admin::egress_proxy_routes::EgressProxyView;
 use crate::admin::envelope::{ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{IdPath, JsonBody};
 
@@ -41,6 +42,8 @@ pub struct GroupItem {
     pub member_count: u32,
     /// Client keys scoped to this group.
     pub key_ids: Vec<i64>,
+    /// The proxy of members without their own; the URL's user info is never shown.
+    pub egress_proxy: Option<EgressProxyView>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -70,6 +73,7 @@ fn item(group: AccountGroup, keys: &HashMap<GroupId, Vec<i64>>) -> GroupItem {
         key_ids: keys.get(&group.id).cloned().unwrap_or_default(),
         member_count: u32::try_from(group.account_ids.len()).unwrap_or(u32::MAX),
         account_ids: group.account_ids.iter().map(|a| a.0).collect(),
+        egress_proxy: EgressProxyView::of(group.egress_proxy.as_ref()),
         name: group.name,
         description: group.description,
         enabled: group.enabled,

@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use crate::closed_set;
 use crate::domain::credential::CredentialSlot;
+use crate::domain::egress_proxy::EgressProxy;
 use crate::domain::ids::AccountId;
 use crate::domain::provider::ProviderKind;
 use crate::domain::quota_window::QuotaWindow;
@@ -169,6 +170,8 @@ pub struct AccountRecord {
     pub quota_revision: QuotaRevision,
     pub quota: QuotaFacts,
     pub provider_data: ProviderData,
+    /// The account's own egress proxy (it wins over its groups'; decision 0241).
+    pub egress_proxy: Option<EgressProxy>,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }

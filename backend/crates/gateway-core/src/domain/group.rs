@@ -2,6 +2,7 @@
 
 use time::OffsetDateTime;
 
+use crate::domain::egress_proxy::EgressProxy;
 use crate::domain::ids::{AccountId, GroupId};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +13,8 @@ pub struct AccountGroup {
     pub enabled: bool,
     /// Members, ascending.
     pub account_ids: Vec<AccountId>,
+    /// The egress proxy of members without their own (decision 0241).
+    pub egress_proxy: Option<EgressProxy>,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }

@@ -9,6 +9,7 @@
 //! | model not supported | exclude the account for this model (1 h), next account |
 //! | account unusable (banned, forbidden) | cooldown 30 min, next account |
 //! | 5xx, connect failed | next account; the account is not blamed (the provider circuit counts it) |
+//! | egress proxy failed (down, refused the tunnel) | next account; nothing blamed, the circuit does not count it |
 //! | ambiguous (timeout/reset after the write) | never replayed: the client gets the error |
 //! | rejected (the request itself: 4xx about the body, 1009, too big to send) | the client gets the error; no other account, no account state |
 //! | gateway out of descriptors/ports | 503 `gateway_overloaded`; no account is blamed |
@@ -98,6 +99,9 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
         // the request's content. Another account may succeed; none is cooled down for it (one
         // request could otherwise cool down the whole pool). The provider circuit counts it.
         FailureClass::UpstreamUnavailable | FailureClass::ConnectFailed => Next::NextAccount(None),
+        // The account's proxy, not the account nor the upstream: another account (behind
+        // another route) may serve; cooling this one would only hide the proxy fault.
+        FailureClass::ProxyFailed => Next::NextAccount(None),
         FailureClass::Ambiguous => Next::Fail(ApiError::new(ErrorCode::UpstreamTimeout, "ambiguous upstream outcome")),
     }
 }
@@ -109,7 +113,10 @@ pub fn decide(failure: &AttemptFailure, recovered: bool, model: &str, now: Offse
 pub fn circuit_outcome(failure: &AttemptFailure) -> Option<CircuitOutcome> {
     match failure.class {
         FailureClass::ConnectFailed | FailureClass::UpstreamUnavailable => Some(CircuitOutcome::Failure),
-        FailureClass::Ambiguous | FailureClass::GatewayOverloaded | FailureClass::ClientVersionRejected => None,
+        FailureClass::Ambiguous
+        | FailureClass::GatewayOverloaded
+        | FailureClass::ClientVersionRejected
+        | FailureClass::ProxyFailed => None,
         _ if failure.send_state == SendState::NotSent => None,
         _ => Some(CircuitOutcome::Success),
     }

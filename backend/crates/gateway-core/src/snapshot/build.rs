@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::{AccountEntry, AccountScope, KeyEntry, RuntimeSnapshot};
-use crate::domain::{AccountGroup, AccountId, GroupId, GroupRef, KeyScope, ProviderKind, RoutingSnapshot};
+use crate::domain::{AccountGroup, AccountId, EgressProxy, GroupId, GroupRef, KeyScope, ProviderKind, RoutingSnapshot};
 use crate::ports::SnapshotFacts;
 
 impl RuntimeSnapshot {
@@ -13,12 +13,14 @@ impl RuntimeSnapshot {
         let mut accounts = Vec::with_capacity(facts.accounts.len());
         let mut account_index = HashMap::with_capacity(facts.accounts.len());
         let mut by_provider: HashMap<ProviderKind, Vec<usize>> = HashMap::new();
+        let group_proxies = group_proxies(&facts.groups);
         for record in facts.accounts {
             let index = accounts.len();
             account_index.insert(record.id, index);
             by_provider.entry(record.provider).or_default().push(index);
             let max_in_flight = record.scheduling.concurrency_cap.unwrap_or(default_cap).max(1);
-            accounts.push(Arc::new(AccountEntry { record, max_in_flight }));
+            let egress_proxy = record.egress_proxy.clone().or_else(|| group_proxies.get(&record.id).cloned());
+            accounts.push(Arc::new(AccountEntry { record, max_in_flight, egress_proxy }));
         }
 
         let groups: HashMap<GroupId, &AccountGroup> = facts.groups.iter().map(|g| (g.id, g)).collect();
@@ -56,6 +58,20 @@ impl RuntimeSnapshot {
             groups: group_refs,
         }
     }
+}
+
+/// For each account in a group with a proxy: the proxy of its lowest-id such group.
+fn group_proxies(groups: &[AccountGroup]) -> HashMap<AccountId, EgressProxy> {
+    let mut ordered: Vec<&AccountGroup> = groups.iter().filter(|g| g.egress_proxy.is_some()).collect();
+    ordered.sort_by_key(|g| g.id);
+    let mut proxies = HashMap::new();
+    for group in ordered {
+        let Some(proxy) = &group.egress_proxy else { continue };
+        for account in &group.account_ids {
+            proxies.entry(*account).or_insert_with(|| proxy.clone());
+        }
+    }
+    proxies
 }
 
 /// A key limited to groups may use only the enabled members of its enabled groups; disabled or

@@ -17,7 +17,7 @@ fn entries(weights: &[u8]) -> Vec<AccountEntry> {
         .map(|(i, w)| {
             let mut record = account(i as i64 + 1, ProviderKind::Openai);
             record.scheduling.weight = Weight::new(*w).expect("weight");
-            AccountEntry { record, max_in_flight: 4 }
+            AccountEntry { record, max_in_flight: 4, egress_proxy: None }
         })
         .collect()
 }

@@ -132,6 +132,9 @@ fn row(class: &FailureClass) -> (Account, Then, Circuit) {
         // Infrastructure: another account may succeed, but this one is not to blame.
         FailureClass::UpstreamUnavailable => (Account::Untouched, Then::NextAccount, Circuit::Failure),
         FailureClass::ConnectFailed => (Account::Untouched, Then::NextAccount, Circuit::Failure),
+        // The account's egress proxy: another account may serve; neither the account nor the
+        // upstream is to blame (decision 0242).
+        FailureClass::ProxyFailed => (Account::Untouched, Then::NextAccount, Circuit::Nothing),
         // May have been processed; a client can provoke it (a huge body, a slow upload).
         FailureClass::Ambiguous => (Account::Untouched, Then::Client(504), Circuit::Nothing),
         // The request's own fault: the client gets the error, nothing else happens.
@@ -165,6 +168,7 @@ fn the_failover_table_covers_every_failure_class() {
         FailureClass::AccountUnusable { reason: "account_deactivated".to_owned() },
         FailureClass::UpstreamUnavailable,
         FailureClass::ConnectFailed,
+        FailureClass::ProxyFailed,
         FailureClass::Ambiguous,
         FailureClass::Rejected(Box::new(ApiError::new(ErrorCode::InvalidRequest, "bad input"))),
         FailureClass::Rejected(Box::new(too_large)),

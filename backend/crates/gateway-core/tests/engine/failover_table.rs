@@ -160,6 +160,29 @@ async fn server_errors_and_connect_failures_move_on_without_blaming_the_account(
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_failed_egress_proxy_moves_on_blaming_neither_the_account_nor_the_upstream() {
+    let world = World::new(&[1, 2, 3], &[]);
+    world
+        .openai
+        .then_fail(FailureClass::ProxyFailed, SendState::NotSent, None)
+        .then_fail(FailureClass::ProxyFailed, SendState::NotSent, None)
+        .then_answer();
+    let answer = Answer::of(world.send(JSON).await);
+    assert!(answer.error().is_none());
+    let replaced: Vec<_> = world.coordination.acquires().into_iter().filter_map(|a| a.replaces).collect();
+    assert_eq!(replaced.len(), 2);
+    for attempt in &replaced {
+        assert_eq!(attempt.feedback, None, "the proxy's failure cools no account");
+        assert_eq!(attempt.circuit.and_then(|c| c.outcome), None, "and says nothing about the upstream");
+        assert_eq!(world.coordination.cooldown_left(attempt.lease.account), None);
+    }
+    let row = world.settled(answer.id()).await;
+    let codes: Vec<_> = row.attempts.iter().map(|a| a.outcome.as_str()).collect();
+    assert_eq!(codes[..2], ["egress_proxy_failed", "egress_proxy_failed"], "{codes:?}");
+    world.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_requests_own_fault_reaches_the_client_and_no_other_account_is_tried() {
     let world = World::new(&[1, 2], &[3]);
     let refused = ApiError::new(ErrorCode::InvalidRequest, "Unsupported parameter: 'foo'.");

@@ -20,7 +20,7 @@ fn entry(id: i64, state: QuotaState, windows: Vec<QuotaWindow>) -> AccountEntry 
     let mut record = account(id, ProviderKind::Openai);
     record.quota.state = state;
     record.quota.windows = windows;
-    AccountEntry { record, max_in_flight: 4 }
+    AccountEntry { record, max_in_flight: 4, egress_proxy: None }
 }
 
 #[test]

@@ -14,7 +14,8 @@ use gateway_admin::ports::{
     UnitOfWork,
 };
 use gateway_core::domain::{
-    AccountId, ClientKeyId, ConfigRevision, CredentialRevision, GroupId, KeyScope, RuntimeSettings, SchedulingFacts,
+    AccountId, ClientKeyId, ConfigRevision, CredentialRevision, EgressProxy, GroupId, KeyScope, RuntimeSettings,
+    SchedulingFacts,
 };
 use gateway_core::ports::{CredentialWrite, StorageError};
 
@@ -22,7 +23,7 @@ use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::{
     PgStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations,
-    settings_mutations,
+    proxy_mutations, settings_mutations,
 };
 
 crate::sql_transaction::sql_admin_transaction!(PgAdminTransaction, PgStore, Postgres, pool, "PgAdminTransaction");

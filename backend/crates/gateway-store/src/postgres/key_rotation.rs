@@ -21,6 +21,7 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, closed, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context};
+use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
 
 /// The kinds of sealed secrets, one sealed column each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,16 +32,23 @@ pub enum SealedKind {
     TotpSecrets,
     /// `backup_settings.credentials_ciphertext`.
     BackupSecrets,
+    /// `provider_accounts.egress_proxy_ciphertext`.
+    AccountProxies,
+    /// `account_groups.egress_proxy_ciphertext`.
+    GroupProxies,
 }
 
 impl SealedKind {
-    pub const ALL: [SealedKind; 3] = [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets];
+    pub const ALL: [SealedKind; 5] =
+        [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets, Self::AccountProxies, Self::GroupProxies];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Credentials => "credentials",
             Self::TotpSecrets => "totp_secrets",
             Self::BackupSecrets => "backup_secrets",
+            Self::AccountProxies => "account_proxies",
+            Self::GroupProxies => "group_proxies",
         }
     }
 
@@ -49,6 +57,8 @@ impl SealedKind {
             Self::Credentials => &CREDENTIALS,
             Self::TotpSecrets => &TOTP_SECRETS,
             Self::BackupSecrets => &BACKUP_SECRETS,
+            Self::AccountProxies => &ACCOUNT_PROXIES,
+            Self::GroupProxies => &GROUP_PROXIES,
         }
     }
 }
@@ -125,6 +135,25 @@ const BACKUP_SECRETS: SealedColumn = SealedColumn {
              WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
     count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
     context: |_| Ok(BACKUP_SECRETS_CONTEXT.to_owned()),
+};
+
+const ACCOUNT_PROXIES: SealedColumn = SealedColumn {
+    select: "SELECT id, egress_proxy_key_id AS key_id, egress_proxy_ciphertext AS ciphertext, provider, \
+             external_account_id FROM provider_accounts WHERE egress_proxy_key_id <> $1 AND id > $2 \
+             ORDER BY id LIMIT $3",
+    update: "UPDATE provider_accounts SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
+             WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
+    count: "SELECT count(*) FROM provider_accounts WHERE egress_proxy_key_id <> $1",
+    context: |row| Ok(account_proxy_context(row.col::<&str>("provider")?, row.col::<&str>("external_account_id")?)),
+};
+
+const GROUP_PROXIES: SealedColumn = SealedColumn {
+    select: "SELECT id, egress_proxy_key_id AS key_id, egress_proxy_ciphertext AS ciphertext FROM account_groups \
+             WHERE egress_proxy_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
+    update: "UPDATE account_groups SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
+             WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
+    count: "SELECT count(*) FROM account_groups WHERE egress_proxy_key_id <> $1",
+    context: |row| Ok(group_proxy_context(row.col("id")?)),
 };
 
 impl PgStore {

@@ -24,7 +24,7 @@ impl SnapshotSource for PgStore {
             .map_err(storage_error)?;
         let (config_revision, settings) = load_runtime_settings(&mut *tx).await?;
         let accounts = load_all_accounts(&mut *tx, keyring).await?;
-        let groups = load_all_groups(&mut *tx).await?;
+        let groups = load_all_groups(&mut *tx, keyring).await?;
         let client_keys = load_all_client_keys(&mut *tx).await?;
         tx.commit().await.map_err(storage_error)?;
         Ok(SnapshotFacts { config_revision, settings, accounts, groups, client_keys })

@@ -11,6 +11,7 @@ use crate::postgres::column_values::{closed, opt_u32_of, u32_of};
 use crate::postgres::error_mapping::corrupt;
 use crate::postgres::sealing::open_credential;
 use crate::row_columns::RowColumns;
+use crate::rows::egress_proxy::{account_proxy_context, proxy_from_row};
 
 /// The select list every account query uses (alias `a`), ending in `FROM provider_accounts a`.
 macro_rules! account_select {
@@ -19,7 +20,8 @@ macro_rules! account_select {
          a.weight, a.credential_ciphertext, a.credential_key_id, a.credential_revision, a.credential_state, \
          a.credential_reason, a.access_token_expires_at, a.next_refresh_at, a.refresh_failure_count, \
          a.quota_state, a.quota_windows, a.quota_observed_at, a.quota_revision, a.provider_data, \
-         a.provider_data_version, a.created_at, a.updated_at FROM provider_accounts a "
+         a.provider_data_version, a.egress_proxy, a.egress_proxy_ciphertext, a.egress_proxy_key_id, \
+         a.created_at, a.updated_at FROM provider_accounts a "
     };
 }
 pub(crate) use account_select;
@@ -33,6 +35,8 @@ pub(crate) fn account_from_row(row: &impl RowColumns, keyring: &Keyring) -> Resu
         .ok_or_else(|| corrupt("provider_accounts.weight", "outside 1..=100"))?;
     let sealed = SealedSecret { key_id: row.col("credential_key_id")?, ciphertext: row.col("credential_ciphertext")? };
     let credential = open_credential(keyring, provider, &external_account_id, &sealed);
+    let proxy_context = account_proxy_context(provider.as_str(), &external_account_id);
+    let egress_proxy = proxy_from_row(row, keyring, &proxy_context)?;
     Ok(AccountRecord {
         id: AccountId(row.col("id")?),
         provider,
@@ -53,6 +57,7 @@ pub(crate) fn account_from_row(row: &impl RowColumns, keyring: &Keyring) -> Resu
             observed_at: row.opt_ts("quota_observed_at")?,
         },
         provider_data: ProviderData { version: row.col("provider_data_version")?, data: row.json("provider_data")? },
+        egress_proxy,
         created_at: row.ts("created_at")?,
         updated_at: row.ts("updated_at")?,
     })

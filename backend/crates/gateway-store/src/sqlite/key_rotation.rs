@@ -12,6 +12,7 @@ use crate::postgres::column_values::{closed, int8};
 use crate::postgres::key_rotation::reseal;
 use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, totp_context};
 use crate::postgres::{ResealBatch, ResealCounts, ResealReport, SealedKind};
+use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::SqliteColumns;
@@ -25,6 +26,10 @@ fn context(kind: SealedKind, row: &SqliteRow) -> Result<String, StorageError> {
         }
         SealedKind::TotpSecrets => totp_context(row.col("id")?),
         SealedKind::BackupSecrets => BACKUP_SECRETS_CONTEXT.to_owned(),
+        SealedKind::AccountProxies => {
+            account_proxy_context(row.col::<&str>("provider")?, row.col::<&str>("external_account_id")?)
+        }
+        SealedKind::GroupProxies => group_proxy_context(row.col("id")?),
     })
 }
 

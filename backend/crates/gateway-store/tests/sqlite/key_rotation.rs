@@ -1,7 +1,7 @@
 use gateway_admin::admin_user::{NewAdminUser, TotpChange, TotpSecret};
 use gateway_admin::backup::{BackupSettingsUpdate, BackupStorageSecrets, SecretsChange};
 use gateway_admin::ports::{AdminUsers, BackupJobs, UnitOfWork};
-use gateway_core::domain::CredentialSlot;
+use gateway_core::domain::{CredentialSlot, EgressProxy};
 use gateway_core::ports::{CredentialStore, SnapshotSource};
 use gateway_store::crypto::{Keyring, MasterKey};
 use gateway_store::postgres::{ResealCounts, SealedKind};
@@ -35,6 +35,10 @@ async fn rotation_reseals_every_kind_and_changes_no_fact() -> anyhow::Result<()>
         retention_days: None,
     })
     .await?;
+    let proxy = EgressProxy::new("http://10.0.0.1:3128".to_owned(), "http://u:proxy-pw@10.0.0.1:3128".to_owned());
+    let group = tx.create_group(&crate::storage_contract::fixtures::group("proxied")).await?;
+    tx.set_account_egress_proxy(account.account_id, Some(&proxy)).await?;
+    tx.set_group_egress_proxy(group, Some(&proxy)).await?;
     tx.commit(audit("backup_settings.update", "backup_settings")).await?;
     let revision = t.store.current_config_revision().await?;
 
@@ -58,6 +62,9 @@ async fn rotation_reseals_every_kind_and_changes_no_fact() -> anyhow::Result<()>
         other => panic!("expected the credential to open: {other:?}"),
     }
     assert_eq!(only_new.read_backup_secrets().await?.expect("stored").secret_access_key.expose_secret(), "s3-secret");
+    let facts = only_new.load_snapshot_facts().await?;
+    assert_eq!(facts.accounts[0].egress_proxy, Some(proxy.clone()), "the account proxy opens under the new key alone");
+    assert_eq!(facts.groups[0].egress_proxy, Some(proxy), "so does the group's");
     assert_eq!(only_new.admin_totp_secret(admin).await?.map(|s| s.expose().to_vec()), Some(vec![7; 20]));
     let only_old = reopen(&t, Keyring::from_config(&t.key_config, &[])?).await?;
     assert!(matches!(only_old.read_credential(account.account_id).await?.slot, CredentialSlot::Unreadable { .. }));

@@ -119,7 +119,7 @@ pub fn classify_transport(error: &SendError) -> AttemptFailure {
         }
         SendError::ProxyFailed(reason) => {
             tracing::warn!(%reason, "the account's egress proxy failed");
-            AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "the egress proxy is unreachable")
+            AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is unreachable")
         }
         SendError::LocalResources(reason) => {
             tracing::warn!(%reason, "the gateway is out of connection resources");

@@ -103,9 +103,16 @@ impl SocketRoute {
     ) -> Result<Option<Arc<PooledSocket>>, AttemptFailure> {
         let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
         let identity = crate::identity::AccountIdentity::of(call.account, credential);
-        match crate::websocket::connect::connect(&self.endpoint, credential, account_id, &identity, call.client_headers)
-            .await
-        {
+        let proxy = crate::egress::proxy_of(call.account)?;
+        let connecting = crate::websocket::connect::connect(
+            &self.endpoint,
+            credential,
+            account_id,
+            &identity,
+            call.client_headers,
+            proxy.as_ref(),
+        );
+        match connecting.await {
             Ok(socket) => Ok(self.pool.insert(call.account.id(), conversation, socket)),
             Err(HandshakeFailure::FallBack(reason)) => {
                 tracing::info!(account = %call.account.id(), %reason, "upstream WebSocket refused; using HTTP SSE");

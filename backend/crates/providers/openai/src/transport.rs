@@ -218,7 +218,8 @@ impl Transport {
             headers,
             body: Body::from_parts(body.parts().iter().cloned()),
         };
-        let sent = self.http.send(request, None);
+        let proxy = crate::egress::proxy_of(call.account)?;
+        let sent = self.http.send(request, proxy.as_ref());
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
             Err(_) => {
                 return Err(AttemptFailure::new(

@@ -207,7 +207,7 @@ pub fn classify_transport(error: &gateway_transport::SendError) -> AttemptFailur
             AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "cannot connect upstream")
         }
         SendError::ProxyFailed(_) => {
-            AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "the egress proxy is unreachable")
+            AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is unreachable")
         }
         SendError::LocalResources(_) => AttemptFailure::new(
             FailureClass::GatewayOverloaded,

@@ -17,6 +17,7 @@ pub mod billing;
 pub mod catalog;
 pub mod classify;
 pub mod credential;
+pub mod egress;
 pub mod events;
 pub mod headers;
 pub mod import;

@@ -79,7 +79,8 @@ impl Transport {
             headers,
             body: Body::from_parts([bytes::Bytes::from(prepared.body)]),
         };
-        let response = match tokio::time::timeout(call.header_timeout, self.http.send(request, None)).await {
+        let proxy = crate::egress::proxy_of(call.account)?;
+        let response = match tokio::time::timeout(call.header_timeout, self.http.send(request, proxy.as_ref())).await {
             Err(_) => {
                 return Err(AttemptFailure::new(
                     FailureClass::Ambiguous,

@@ -72,6 +72,7 @@ pub async fn connect(
     account_id: &str,
     identity: &crate::identity::AccountIdentity,
     client_headers: &[(String, bytes::Bytes)],
+    proxy: Option<&gateway_transport::ProxyUrl>,
 ) -> Result<Socket, HandshakeFailure> {
     let mut request = endpoint
         .url
@@ -95,7 +96,7 @@ pub async fn connect(
     set("originator", &profile.originator);
     set("version", &profile.version);
     set("user-agent", &profile.user_agent);
-    let connecting = gateway_transport::websocket::connect(&endpoint.connector, request, None, endpoint.config());
+    let connecting = gateway_transport::websocket::connect(&endpoint.connector, request, proxy, endpoint.config());
     match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
         Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
         Ok(Ok((socket, _response))) => Ok(socket),

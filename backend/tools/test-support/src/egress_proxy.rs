@@ -1,5 +1,6 @@
-//! Tiny local egress proxies for the tests: HTTP CONNECT (optionally requiring Basic auth) and
-//! SOCKS5 (no auth or username/password). Each counts the tunnels it opened.
+//! Tiny local egress proxies for the tests (the transport's and the gateway's end to end):
+//! HTTP CONNECT (optionally requiring Basic auth) and SOCKS5 (no auth or username/password).
+//! Each counts the tunnels it opened; dropping it stops it.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -1,0 +1,135 @@
+//! Egress proxies end to end (issue 18): an account behind a local HTTP CONNECT proxy (its own
+//! proxy) and one behind a local SOCKS5 proxy (its group's), both with credentials, serve
+//! requests through them; a dead proxy moves the request to another account and leaves the
+//! first one uncooled (the failure is the proxy's, decision 0242).
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use sqlx::Row;
+use test_support::egress_proxy::TestProxy;
+use upstream_sim::AccountSpec;
+
+use super::{make_sticky, wait_for_reload};
+use crate::admin_api::{Admin, gateway};
+use crate::gateway::{Gateway, terminal_rows};
+
+const PRIVATE: (&str, &str) = ("SWITCHBOARD_ADMIN_ALLOW_PRIVATE_URLS", "true");
+
+/// Admin ids by the simulator's account ids.
+async fn account_ids(admin: &Admin) -> HashMap<String, i64> {
+    let accounts = admin.ok("/accounts").await;
+    let items = accounts["items"].as_array().expect("items");
+    items
+        .iter()
+        .map(|a| (a["externalAccountId"].as_str().expect("external id").to_owned(), a["id"].as_i64().expect("id")))
+        .collect()
+}
+
+async fn put_proxy(admin: &Admin, path: &str, url: &str) -> Value {
+    let answer = admin.put(path, json!({"url": url})).await;
+    assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+    answer.json()
+}
+
+async fn enable(admin: &Admin, id: i64, enabled: bool) {
+    let answer = admin.patch(&format!("/accounts/{id}"), json!({"enabled": enabled})).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+}
+
+fn served_by(gateway: &Gateway, account: &str) -> usize {
+    let requests = gateway.sim.requests();
+    requests.iter().filter(|r| r.path.ends_with("/codex/responses") && r.account_id.as_deref() == Some(account)).count()
+}
+
+async fn one_turn(gateway: &Gateway) {
+    let response = gateway.responses(json!({"model": "gpt-5.4", "input": "hi", "stream": true})).await;
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.expect("body");
+    assert!(body.contains("response.completed"), "{body}");
+}
+
+#[tokio::test]
+async fn accounts_behind_a_connect_and_a_socks5_proxy_serve_through_them() {
+    let g = gateway(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")], &[PRIVATE]).await;
+    let admin = Admin::login(&g).await;
+    let ids = account_ids(&admin).await;
+    let (a, b) = (ids["acct-a"], ids["acct-b"]);
+    let connect = TestProxy::http_connect(Some(("alice", "c0nnect-pw"))).await;
+    let socks = TestProxy::socks5(Some(("bob", "s0cks-pw"))).await;
+    // acct-a: its own CONNECT proxy; acct-b: the SOCKS5 proxy of its group.
+    let set =
+        put_proxy(&admin, &format!("/accounts/{a}/egress-proxy"), &connect.url("http", Some("alice:c0nnect-pw"))).await;
+    assert_eq!(set["egressProxy"]["url"], format!("http://127.0.0.1:{}", connect.port));
+    let group = admin.post("/groups", json!({"name": "socks", "accountIds": [b]})).await;
+    assert_eq!(group.status, 201, "{}", group.text);
+    let group = group.json()["id"].as_i64().expect("group id");
+    put_proxy(&admin, &format!("/groups/{group}/egress-proxy"), &socks.url("socks5", Some("bob:s0cks-pw"))).await;
+
+    // Only acct-a in the pool.
+    enable(&admin, b, false).await;
+    wait_for_reload(&g).await;
+    one_turn(&g).await;
+    assert_eq!((served_by(&g, "acct-a"), served_by(&g, "acct-b")), (1, 0));
+    assert_eq!((connect.tunnels(), socks.tunnels()), (1, 0), "acct-a went through its CONNECT proxy");
+
+    // Only acct-b.
+    enable(&admin, b, true).await;
+    enable(&admin, a, false).await;
+    wait_for_reload(&g).await;
+    one_turn(&g).await;
+    assert_eq!((served_by(&g, "acct-a"), served_by(&g, "acct-b")), (1, 1));
+    assert_eq!((connect.tunnels(), socks.tunnels()), (1, 1), "acct-b went through its group's SOCKS5 proxy");
+
+    // Views name the proxies, never their credentials.
+    let account = admin.get(&format!("/accounts/{a}")).await;
+    let groups = admin.get("/groups").await;
+    for text in [&account.text, &groups.text] {
+        assert!(!text.contains("c0nnect-pw") && !text.contains("s0cks-pw") && !text.contains("alice"), "{text}");
+    }
+    assert_eq!(account.json()["account"]["egressProxy"]["hasCredentials"], true, "{}", account.text);
+    assert!(groups.text.contains(&format!("socks5://127.0.0.1:{}", socks.port)), "{}", groups.text);
+    assert!(!g.log().contains("c0nnect-pw") && !g.log().contains("s0cks-pw"), "the log holds no proxy password");
+}
+
+#[tokio::test]
+async fn a_dead_proxy_moves_the_request_to_another_account_without_cooling_the_first() {
+    let g = gateway(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")], &[PRIVATE]).await;
+    make_sticky(&g).await;
+    let admin = Admin::login(&g).await;
+    let ids = account_ids(&admin).await;
+    let (a, b) = (ids["acct-a"], ids["acct-b"]);
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    put_proxy(&admin, &format!("/accounts/{a}/egress-proxy"), &format!("socks5://127.0.0.1:{dead}")).await;
+    // acct-a first: the heaviest account before any was used.
+    let heavier = admin.patch(&format!("/accounts/{a}"), json!({"weight": 100})).await;
+    assert_eq!(heavier.status, 200, "{}", heavier.text);
+    wait_for_reload(&g).await;
+
+    one_turn(&g).await;
+    assert_eq!((served_by(&g, "acct-a"), served_by(&g, "acct-b")), (0, 1), "nothing left acct-a");
+    let rows = terminal_rows(&g.pool().await, 1).await;
+    let attempts: Value = rows[0].get("attempts");
+    let outcomes: Vec<(i64, String)> = attempts
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|t| (t["accountId"].as_i64().unwrap_or_default(), t["outcome"].as_str().unwrap_or_default().to_owned()))
+        .collect();
+    assert_eq!(outcomes, vec![(a, "egress_proxy_failed".to_owned()), (b, "ok".to_owned())]);
+    // Not the account's fault: no cooldown, still normal.
+    let account = admin.ok(&format!("/accounts/{a}")).await["account"].clone();
+    assert_eq!(account["state"], "normal", "{account}");
+    assert!(account["stateUntil"].is_null(), "{account}");
+
+    // With its proxy cleared, acct-a (still the heaviest, never cooled) serves the next turn
+    // once acct-b is out of the way.
+    assert_eq!(admin.delete(&format!("/accounts/{a}/egress-proxy")).await.status, 204);
+    enable(&admin, b, false).await;
+    wait_for_reload(&g).await;
+    one_turn(&g).await;
+    assert_eq!(served_by(&g, "acct-a"), 1);
+}
