@@ -20,7 +20,9 @@ use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, closed, int8};
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context};
+use crate::postgres::sealing::{
+    ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context,
+};
 
 /// The kinds of sealed secrets, one sealed column each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,16 +33,19 @@ pub enum SealedKind {
     TotpSecrets,
     /// `backup_settings.credentials_ciphertext`.
     BackupSecrets,
+    /// `alert_webhooks.secret_ciphertext`.
+    WebhookSecrets,
 }
 
 impl SealedKind {
-    pub const ALL: [SealedKind; 3] = [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets];
+    pub const ALL: [SealedKind; 4] = [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets, Self::WebhookSecrets];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Credentials => "credentials",
             Self::TotpSecrets => "totp_secrets",
             Self::BackupSecrets => "backup_secrets",
+            Self::WebhookSecrets => "webhook_secrets",
         }
     }
 
@@ -49,6 +54,7 @@ impl SealedKind {
             Self::Credentials => &CREDENTIALS,
             Self::TotpSecrets => &TOTP_SECRETS,
             Self::BackupSecrets => &BACKUP_SECRETS,
+            Self::WebhookSecrets => &WEBHOOK_SECRETS,
         }
     }
 }
@@ -125,6 +131,15 @@ const BACKUP_SECRETS: SealedColumn = SealedColumn {
              WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
     count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
     context: |_| Ok(BACKUP_SECRETS_CONTEXT.to_owned()),
+};
+
+const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
+    select: "SELECT id, secret_key_id AS key_id, secret_ciphertext AS ciphertext FROM alert_webhooks \
+             WHERE secret_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
+    update: "UPDATE alert_webhooks SET secret_ciphertext = $2, secret_key_id = $3 \
+             WHERE id = $1 AND secret_key_id = $4 AND secret_ciphertext = $5",
+    count: "SELECT count(*) FROM alert_webhooks WHERE secret_key_id <> $1",
+    context: |_| Ok(ALERT_WEBHOOK_SECRET_CONTEXT.to_owned()),
 };
 
 impl PgStore {

@@ -10,7 +10,9 @@ use gateway_core::ports::StorageError;
 use crate::crypto::SealedSecret;
 use crate::postgres::column_values::{closed, int8};
 use crate::postgres::key_rotation::reseal;
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, totp_context};
+use crate::postgres::sealing::{
+    ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, totp_context,
+};
 use crate::postgres::{ResealBatch, ResealCounts, ResealReport, SealedKind};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
@@ -25,6 +27,7 @@ fn context(kind: SealedKind, row: &SqliteRow) -> Result<String, StorageError> {
         }
         SealedKind::TotpSecrets => totp_context(row.col("id")?),
         SealedKind::BackupSecrets => BACKUP_SECRETS_CONTEXT.to_owned(),
+        SealedKind::WebhookSecrets => ALERT_WEBHOOK_SECRET_CONTEXT.to_owned(),
     })
 }
 
