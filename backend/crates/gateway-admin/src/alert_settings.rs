@@ -77,7 +77,7 @@ fn audit_details(write: &AlertWebhookWrite) -> serde_json::Value {
         "url": model::shown_url(&write.url),
         "kinds": write.kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
         "enabled": write.enabled,
-        "secret": if write.secret.is_some() { "replaced" } else { "kept" },
+        "secret_change": if write.secret.is_some() { "replaced" } else { "kept" },
     })
 }
 
