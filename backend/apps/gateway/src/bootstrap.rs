@@ -4,6 +4,7 @@
 
 mod accounts;
 mod admin;
+mod alert_rules;
 mod alerts;
 mod backups;
 mod data_plane;

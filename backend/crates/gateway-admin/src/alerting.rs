@@ -12,6 +12,7 @@
 
 pub mod delivery;
 pub mod payload;
+pub mod rules;
 pub mod signature;
 pub mod subscriptions;
 

@@ -157,6 +157,7 @@ pub async fn build(
     // Alerts: both raise into one queue, delivered to the webhooks (deliveries observed).
     let metrics = telemetry::build(&config.metrics, workers)?;
     let (alert_sink, alert_ports) = alerts::build(config, observations.clone(), store.clone(), workers).await?;
+    super::alert_rules::register(config, storage, alert_sink.clone(), workers)?;
     let observe = accounts::Observe { telemetry: metrics.telemetry.clone(), alerts: alert_sink.clone() };
 
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).

@@ -13,8 +13,8 @@ impl std::fmt::Display for AlertWebhookId {
     }
 }
 
-/// A webhook as the admin API shows it: never its secret.
-#[derive(Debug, Clone, PartialEq)]
+/// A webhook as the admin API shows it: never its secret. `Debug` hides the URL's query.
+#[derive(Clone, PartialEq)]
 pub struct StoredWebhook {
     pub id: AlertWebhookId,
     pub name: String,
@@ -24,6 +24,18 @@ pub struct StoredWebhook {
     pub enabled: bool,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+}
+
+impl std::fmt::Debug for StoredWebhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredWebhook")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("url", &shown_url(&self.url))
+            .field("kinds", &self.kinds)
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A webhook as the admin sends it. `Debug` shows whether a secret was given, never its value.
