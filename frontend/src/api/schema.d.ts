@@ -709,6 +709,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/alerts/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured webhooks, then the stored ones by id (webhooks are few: no pagination). */
+        get: operations["list_webhooks"];
+        put?: never;
+        /** Creates a webhook. Audited (never the secret). */
+        post: operations["post_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/alerts/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["get_webhook"];
+        /** Replaces a webhook's name, URL, kinds and `enabled`; the secret only when given. Audited. */
+        put: operations["put_webhook"];
+        post?: never;
+        /** Deletes a webhook. Audited. */
+        delete: operations["remove_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/alerts/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends one signed `type: "test"` POST to the webhook now (enabled or not; no retry) and
+         *     answers what the receiver said. Recorded as an `alert.delivery` ops event.
+         */
+        post: operations["test_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/alerts/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One rule per alert kind. */
+        get: operations["list_rules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/alerts/rules/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replaces the rule of `kind`. Audited. */
+        put: operations["put_rule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/usage/records": {
         parameters: {
             query?: never;
@@ -1786,6 +1876,30 @@ export interface components {
             /** @description Whether the release carries a signature of its checksums. */
             signed: boolean;
         };
+        RuleList: {
+            items: components["schemas"]["RuleView"][];
+        };
+        RuleView: {
+            /** @description The alert kind the rule governs. */
+            kind?: string;
+            /** @description Off: alerts of this kind are neither evaluated nor delivered. */
+            enabled: boolean;
+            /**
+             * Format: double
+             * @description `error_rate`: fires above this share of failed requests (percent, 0–100).
+             */
+            thresholdPercent: number;
+            /**
+             * Format: int32
+             * @description `error_rate`: the window the share is taken over (60–86400 s).
+             */
+            windowSeconds: number;
+            /**
+             * Format: int32
+             * @description `error_rate`: fewer requests in the window never fire.
+             */
+            minRequests: number;
+        };
         RunBackup: {
             /**
              * Format: int32
@@ -1919,6 +2033,19 @@ export interface components {
         };
         /** @enum {string} */
         Strategy: "smart" | "quota_reset_priority" | "round_robin" | "sticky";
+        TestDeliveryView: {
+            /** @description The `X-Switchboard-Delivery` id of the POST (also in the `alert.delivery` ops event). */
+            deliveryId: string;
+            /** @description `delivered` (the receiver answered 2xx) or `failed`. */
+            outcome: string;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status, when it answered.
+             */
+            status?: number | null;
+            /** @description Why there was no answer. */
+            error?: string | null;
+        };
         TestResult: {
             ok: boolean;
             /** @description The credential was refreshed on the way (the upstream refused the access token). */
@@ -2078,6 +2205,49 @@ export interface components {
             version: string;
             /** Format: int64 */
             configRevision: number;
+        };
+        WebhookBody: {
+            name: string;
+            /**
+             * @description `https://…` (plain `http` only to a private address with `admin.allow_private_urls`);
+             *     checked by the SSRF guard.
+             */
+            url: string;
+            /**
+             * @description Alert kinds (`account_banned`, `refresh_failing`, `pool_empty`, `quota_exhausted`,
+             *     `error_rate`, `backup_failing`); empty or left out: every kind.
+             */
+            kinds?: string[];
+            enabled?: boolean;
+            /**
+             * @description The HMAC-SHA256 key (16 to 256 bytes). Required on create; left out on update keeps it.
+             *     Never returned.
+             */
+            secret?: string | null;
+        };
+        WebhookList: {
+            items: components["schemas"]["WebhookView"][];
+        };
+        WebhookView: {
+            /**
+             * Format: int64
+             * @description `null` for a webhook of the configuration file.
+             */
+            id?: number | null;
+            /** @description `database` (managed here) or `config` (`alerts.webhooks`, read-only). */
+            source: string;
+            name: string;
+            /** @description Without query, fragment or user info. */
+            url: string;
+            /** @description Alert kinds it receives; empty: every kind. */
+            kinds: string[];
+            enabled: boolean;
+            /** @description Always `true`: the secret is write-only. */
+            hasSecret: boolean;
+            /** Format: date-time */
+            createdAt?: string | null;
+            /** Format: date-time */
+            updatedAt?: string | null;
         };
     };
     responses: never;
@@ -3685,6 +3855,243 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DownloadLink"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookBody"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    test_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestDeliveryView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleList"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_rule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleView"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleView"];
                 };
             };
             "4XX": {

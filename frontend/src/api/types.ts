@@ -69,3 +69,8 @@ export function quotaWindows(account: { quota: { windows: unknown[] } }): QuotaW
 export type BackupView = Schemas['BackupView']
 export type BackupList = Schemas['BackupList']
 export type DownloadLink = Schemas['DownloadLink']
+export type WebhookView = Schemas['WebhookView']
+export type WebhookList = Schemas['WebhookList']
+export type RuleView = Schemas['RuleView']
+export type RuleList = Schemas['RuleList']
+export type TestDeliveryView = Schemas['TestDeliveryView']

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod admin;
+mod alert_rules;
 mod alerts;
 mod backups;
 mod data_plane;
@@ -77,7 +78,7 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
     let mut router = health
         .routes()
         .merge(data_plane.router)
-        .merge(admin::build(&config, &storage, &data_plane.accounts, &updater, backup_daemon).await?)
+        .merge(admin::build(&config, &storage, &data_plane.accounts, data_plane.alerts, &updater, backup_daemon).await?)
         .merge(gateway_api::embedded_spa_routes());
     if config.tracing.access_log {
         router = gateway_api::with_access_log(router);

@@ -4,6 +4,7 @@
 
 mod account_import;
 mod accounts;
+mod alerts;
 mod auth;
 mod backups;
 mod coverage;

@@ -3,15 +3,18 @@
 //! is recorded as an `ops_events` row (`alert.delivery`).
 //!
 //! The parts, one job each: [`signature`] (the `X-Switchboard-Signature` header), [`payload`]
-//! (the JSON body), [`delivery`] (one alert to one webhook: attempts, backoff, records) and the
-//! [`AlertDispatcher`] here (subscriptions, repeats of the same alert, the tasks it owns).
+//! (the JSON body), [`delivery`] (one alert to one webhook: attempts, backoff, records),
+//! [`subscriptions`] (configured and stored webhooks, rules) and the [`AlertDispatcher`] here
+//! (repeats of the same alert, the tasks it owns).
 //!
 //! Webhook URLs pass the SSRF guard (`url_guard`) when configured; the transport checks the
 //! address it connects to again.
 
 pub mod delivery;
 pub mod payload;
+pub mod rules;
 pub mod signature;
+pub mod subscriptions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,6 +30,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use delivery::DeliveryPolicy;
+use subscriptions::Subscriptions;
+
+use crate::ports::AlertSettings;
 
 /// One webhook endpoint. `Debug` never shows the secret or the URL's query.
 #[derive(Clone)]
@@ -62,7 +68,7 @@ pub const MAX_RUNNING_DELIVERIES: usize = 64;
 type Subject = (AlertKind, Option<AccountId>, Option<ClientKeyId>);
 
 pub struct AlertDispatcher {
-    webhooks: Vec<Webhook>,
+    subscriptions: Subscriptions,
     transport: Arc<dyn WebhookTransport>,
     policy: DeliveryPolicy,
     records: ObservationQueue,
@@ -82,7 +88,7 @@ impl AlertDispatcher {
         repeat_after: Duration,
     ) -> Self {
         Self {
-            webhooks,
+            subscriptions: Subscriptions::new(webhooks, None),
             transport,
             policy,
             records,
@@ -90,6 +96,13 @@ impl AlertDispatcher {
             last_sent: HashMap::new(),
             dropped: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Also delivers to the enabled webhooks the admin API stored, and applies its rules.
+    pub fn with_stored(mut self, stored: Arc<dyn AlertSettings>) -> Self {
+        let configured = std::mem::replace(&mut self.subscriptions, Subscriptions::new(Vec::new(), None));
+        self.subscriptions = configured.with_stored(stored);
+        self
     }
 
     /// Delivers alerts until `stop`; deliveries still retrying then are cancelled (their last
@@ -101,7 +114,7 @@ impl AlertDispatcher {
                 _ = stop.cancelled() => break,
                 Some(_) = running.join_next(), if !running.is_empty() => {}
                 alert = alerts.receiver.recv() => match alert {
-                    Some(alert) => self.dispatch(alert, &mut running),
+                    Some(alert) => self.dispatch(alert, &mut running).await,
                     None => break,
                 },
             }
@@ -109,21 +122,24 @@ impl AlertDispatcher {
         running.shutdown().await;
     }
 
-    fn dispatch(&mut self, alert: Alert, running: &mut JoinSet<()>) {
+    async fn dispatch(&mut self, alert: Alert, running: &mut JoinSet<()>) {
+        if !self.subscriptions.rule(alert.kind).await.enabled {
+            return;
+        }
         let now = Instant::now();
         if self.last_sent.get(&alert.subject()).is_some_and(|at| now.duration_since(*at) < self.repeat_after) {
             return;
         }
         self.last_sent.retain(|_, at| now.duration_since(*at) < self.repeat_after);
         self.last_sent.insert(alert.subject(), now);
-        for webhook in self.webhooks.iter().filter(|w| w.wants(alert.kind)) {
+        for webhook in self.subscriptions.receivers(alert.kind).await {
             if running.len() >= MAX_RUNNING_DELIVERIES {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(webhook = %webhook.name, kind = %alert.kind, "alert dropped: too many deliveries running");
                 continue;
             }
             let job = delivery::Delivery {
-                webhook: webhook.clone(),
+                webhook,
                 alert: alert.clone(),
                 transport: self.transport.clone(),
                 policy: self.policy,

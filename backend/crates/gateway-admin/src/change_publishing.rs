@@ -13,6 +13,7 @@ use gateway_core::domain::{
 use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
+use crate::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite};
 use crate::audit::AuditEntry;
 use crate::backup::BackupSettingsUpdate;
 use crate::ports::{
@@ -149,6 +150,26 @@ impl AdminTransaction for PublishingTransaction {
 
     async fn update_backup_settings(&mut self, update: &BackupSettingsUpdate) -> Result<(), StorageError> {
         self.inner.update_backup_settings(update).await
+    }
+
+    async fn create_alert_webhook(&mut self, webhook: &AlertWebhookWrite) -> Result<AlertWebhookId, StorageError> {
+        self.inner.create_alert_webhook(webhook).await
+    }
+
+    async fn update_alert_webhook(
+        &mut self,
+        id: AlertWebhookId,
+        webhook: &AlertWebhookWrite,
+    ) -> Result<(), StorageError> {
+        self.inner.update_alert_webhook(id, webhook).await
+    }
+
+    async fn delete_alert_webhook(&mut self, id: AlertWebhookId) -> Result<(), StorageError> {
+        self.inner.delete_alert_webhook(id).await
+    }
+
+    async fn update_alert_rule(&mut self, rule: &AlertRule) -> Result<(), StorageError> {
+        self.inner.update_alert_rule(rule).await
     }
 
     async fn commit(self: Box<Self>, audit: AuditEntry) -> Result<CommitReceipt, StorageError> {

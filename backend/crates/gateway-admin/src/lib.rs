@@ -12,6 +12,7 @@ pub mod account_import;
 pub mod account_views;
 pub mod accounts;
 pub mod admin_user;
+pub mod alert_settings;
 pub mod alerting;
 pub mod audit;
 pub mod auth;

@@ -11,6 +11,7 @@ pub mod admin_changes;
 pub mod admin_sessions;
 pub mod admin_transaction;
 pub mod admin_users;
+pub mod alert_settings;
 pub mod audit_search;
 pub mod audit_trail;
 pub mod backup_engine;
@@ -31,6 +32,7 @@ pub use admin_changes::{AccountImport, ClientKeyChanges, GroupChanges, ImportOut
 pub use admin_sessions::{AdminSession, AdminSessions, SessionTokenHash};
 pub use admin_transaction::{AdminTransaction, CommitReceipt};
 pub use admin_users::AdminUsers;
+pub use alert_settings::AlertSettings;
 pub use audit_search::{AuditFilter, AuditSearch};
 pub use audit_trail::AuditTrail;
 pub use backup_engine::{BackupEngine, BackupFailure, BackupTarget, TransferProgress, UploadedBackup};

@@ -1,5 +1,5 @@
 //! The admin API under `/api/admin/*`: login and sessions, accounts, groups, client keys,
-//! runtime and backup settings, usage, dashboard, audit, ops events, a live event stream, and
+//! runtime and backup settings, alert webhooks and rules, usage, dashboard, audit, ops events, a live event stream, and
 //! its OpenAPI 3.1 document at `/api/admin/openapi.json` (generated from these handlers with
 //! utoipa: a route exists exactly when it is in the document).
 //!
@@ -8,6 +8,7 @@
 
 mod account_view;
 mod accounts;
+mod alert_routes;
 mod audit_routes;
 mod auth_routes;
 mod backup_routes;
@@ -53,6 +54,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub use alert_routes::AlertPorts;
 pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
 pub use session_auth::{CSRF_HEADER, DEVICE_COOKIE, SESSION_COOKIE};
 
@@ -88,6 +90,8 @@ pub struct AdminPorts {
     pub url_guard: Arc<UrlGuard>,
     /// This process's self-update (check, update, rollback, restart, progress).
     pub updates: gateway_host::update::Updater,
+    /// Alert webhooks and rules (stored and configured), and the transport a test uses.
+    pub alerts: AlertPorts,
 }
 
 /// HTTP-level admin settings (from the `admin` config section).
@@ -166,6 +170,7 @@ fn protected_routes() -> OpenApiRouter<AdminApi> {
         .merge(keys::routes())
         .merge(settings_routes::routes())
         .merge(backup_routes::routes())
+        .merge(alert_routes::routes())
         .merge(usage_routes::routes())
         .merge(dashboard::routes())
         .merge(audit_routes::routes())

@@ -25,6 +25,12 @@ closed_set!(
         RefreshFailing = "refresh_failing",
         /// No account of a key's pool could take a request.
         PoolEmpty = "pool_empty",
+        /// Every account of a provider is at 100 % of one of its quota windows.
+        QuotaExhausted = "quota_exhausted",
+        /// The share of failed requests over the rule's window is above its threshold.
+        ErrorRate = "error_rate",
+        /// The last scheduled backup failed.
+        BackupFailing = "backup_failing",
     }
 );
 

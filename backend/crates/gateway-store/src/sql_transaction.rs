@@ -147,6 +147,28 @@ macro_rules! sql_admin_transaction {
                 settings_mutations::update_backup_settings(&mut self.tx, keyring.as_deref(), update).await
             }
 
+            async fn create_alert_webhook(&mut self, webhook: &AlertWebhookWrite) -> Result<AlertWebhookId, StorageError> {
+                let keyring = self.keyring.clone();
+                alert_settings::create_webhook(&mut self.tx, keyring.as_deref(), webhook).await
+            }
+
+            async fn update_alert_webhook(
+                &mut self,
+                id: AlertWebhookId,
+                webhook: &AlertWebhookWrite,
+            ) -> Result<(), StorageError> {
+                let keyring = self.keyring.clone();
+                alert_settings::update_webhook(&mut self.tx, keyring.as_deref(), id, webhook).await
+            }
+
+            async fn delete_alert_webhook(&mut self, id: AlertWebhookId) -> Result<(), StorageError> {
+                alert_settings::delete_webhook(&mut self.tx, id).await
+            }
+
+            async fn update_alert_rule(&mut self, rule: &AlertRule) -> Result<(), StorageError> {
+                alert_settings::update_rule(&mut self.tx, rule).await
+            }
+
             async fn commit(mut self: Box<Self>, entry: AuditEntry) -> Result<CommitReceipt, StorageError> {
                 let revision: i64 = sqlx::query_scalar(
                     "UPDATE runtime_settings SET config_revision = config_revision + 1 WHERE id = 1 RETURNING config_revision",

@@ -27,6 +27,7 @@ mod account_mutations;
 mod accounts;
 mod admin_transaction;
 mod admin_users;
+mod alert_settings;
 mod audit;
 mod audit_search;
 mod backups;

@@ -26,7 +26,7 @@ const BATCH: usize = 500;
 /// PostgreSQL's own bookkeeping, never copied (the target is migrated by its own migrations).
 const SKIPPED: &[&str] = &["_sqlx_migrations"];
 /// Tables whose one row the migrations insert; the copy replaces it.
-const SEEDED: &[&str] = &["runtime_settings", "backup_settings"];
+const SEEDED: &[&str] = &["runtime_settings", "backup_settings", "alert_rules"];
 /// Tables that must be empty in the target (a database already in use is refused).
 const MUST_BE_EMPTY: &[&str] = &["provider_accounts", "client_api_keys", "admin_users", "model_requests"];
 

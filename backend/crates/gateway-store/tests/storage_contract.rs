@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod admin_transaction;
 pub mod admin_users;
+pub mod alert_settings;
 pub mod backups;
 pub mod client_keys;
 pub mod credentials;
@@ -19,6 +20,7 @@ pub mod usage;
 pub use accounts::*;
 pub use admin_transaction::*;
 pub use admin_users::*;
+pub use alert_settings::*;
 pub use backups::*;
 pub use client_keys::*;
 pub use credentials::*;
@@ -66,6 +68,8 @@ macro_rules! storage_contract_suite {
             // AdminUsers, AuditSearch
             admin_users_are_found_by_name_and_key_and_totp_is_sealed,
             audit_search_filters_and_pages,
+            // AlertSettings
+            alert_webhooks_keep_their_secret_sealed_and_rules_start_at_defaults,
             // BackupJobs
             only_one_backup_job_is_active_at_a_time,
             // SnapshotSource

@@ -13,7 +13,7 @@ use gateway_admin::auth::{AuthPolicy, TrustedProxies};
 use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
-use gateway_api::{AdminHttpConfig, AdminPorts, admin_routes};
+use gateway_api::{AdminHttpConfig, AdminPorts, AlertPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::Config;
 use gateway_host::update::Updater;
@@ -27,6 +27,7 @@ pub fn ports(
     config: &Config,
     storage: &Storage,
     accounts: &Accounts,
+    alerts: AlertPorts,
     updates: &Updater,
     backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<AdminPorts, StartError> {
@@ -62,6 +63,7 @@ pub fn ports(
             UrlPolicy { allow_private: config.admin.allow_private_urls },
         )),
         updates: updates.clone(),
+        alerts,
     })
 }
 
@@ -103,10 +105,11 @@ pub async fn build(
     config: &Config,
     storage: &Storage,
     accounts: &Accounts,
+    alerts: AlertPorts,
     updates: &Updater,
     backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<Router, StartError> {
-    let ports = ports(config, storage, accounts, updates, backup_daemon)?;
+    let ports = ports(config, storage, accounts, alerts, updates, backup_daemon)?;
     updates.set_audit(Arc::new(super::updates::OutcomeAudit { uow: ports.uow.clone() }));
     updates.audit_pending_outcome().await;
     let outcome = bootstrap_admin(

@@ -31,6 +31,8 @@ pub struct DataPlane {
     pub snapshots: SnapshotHolder,
     /// The held slots and the request recovery (take-over at start, releases at shutdown).
     pub recovery: Recovery,
+    /// The alert webhooks and rules for the admin API.
+    pub alerts: gateway_api::AlertPorts,
 }
 
 pub fn openai_settings(config: &Config) -> OpenAiSettings {
@@ -154,7 +156,8 @@ pub async fn build(
     // Metrics: the engine and the refresher record into one recorder, `/metrics` renders it.
     // Alerts: both raise into one queue, delivered to the webhooks (deliveries observed).
     let metrics = telemetry::build(&config.metrics, workers)?;
-    let alert_sink = alerts::build(config, observations.clone(), workers).await?;
+    let (alert_sink, alert_ports) = alerts::build(config, observations.clone(), store.clone(), workers).await?;
+    super::alert_rules::register(config, storage, alert_sink.clone(), workers)?;
     let observe = accounts::Observe { telemetry: metrics.telemetry.clone(), alerts: alert_sink.clone() };
 
     // Providers and the account lifecycle (refresh, quota probes, catalogs, logins).
@@ -261,5 +264,5 @@ pub async fn build(
     if let Some(endpoint) = endpoint {
         router = router.merge(metrics_routes(endpoint));
     }
-    Ok(DataPlane { router, accounts, snapshots, recovery })
+    Ok(DataPlane { router, accounts, snapshots, recovery, alerts: alert_ports })
 }

@@ -19,6 +19,7 @@ async fn operations(admin: &Admin) -> Vec<(Method, String, String)> {
                     .replace("/usage/records/{id}", "/usage/records/0190b7a2-0000-7000-8000-000000000000")
                     .replace("/sessions/{id}", "/sessions/ffffffffffffffff")
                     .replace("{provider}", "openai")
+                    .replace("{kind}", "error_rate")
                     .replace("{id}", "999999");
                 let relative = concrete.strip_prefix("/api/admin").expect("under /api/admin").to_owned();
                 out.push((method.to_uppercase().parse().expect("method"), relative, path.clone()));

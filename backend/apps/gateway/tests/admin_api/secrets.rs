@@ -109,6 +109,18 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
     assert_eq!(run.status, 202, "{}", run.text);
     record(&run);
     let backup = run.json()["id"].as_i64().expect("backup");
+    // An alert webhook's signing secret and a token in its URL's query.
+    let webhook_secret = "whsec-leakcheck-0c4f7a9e";
+    let webhook = admin
+        .post(
+            "/alerts/webhooks",
+            json!({"name": "leak", "url": "https://8.8.8.8/h?token=hook-token-leakcheck-5b2c",
+                "secret": webhook_secret}),
+        )
+        .await;
+    assert_eq!(webhook.status, 201, "{}", webhook.text);
+    record(&webhook);
+    let webhook = webhook.json()["id"].as_i64().expect("webhook");
     let doc = admin.ok("/openapi.json").await;
     for (path, item) in doc["paths"].as_object().expect("paths") {
         if item.get("get").is_none() || path.ends_with("/events") {
@@ -122,7 +134,8 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
             .replace("/keys/{id}", &format!("/keys/{key_id}"))
             .replace("/usage/records/{id}", &format!("/usage/records/{request}"))
             .replace("/audit/{id}", &format!("/audit/{audit}"))
-            .replace("/backups/{id}", &format!("/backups/{backup}"));
+            .replace("/backups/{id}", &format!("/backups/{backup}"))
+            .replace("/alerts/webhooks/{id}", &format!("/alerts/webhooks/{webhook}"));
         let answer = admin.get(&concrete).await;
         assert!(answer.status.is_success(), "GET {concrete}: {} {}", answer.status, answer.text);
         record(&answer);
@@ -169,6 +182,8 @@ async fn no_admin_response_and_no_log_line_contains_a_planted_secret() {
         ("changed password", new_password),
         ("backup access key", access_key),
         ("backup secret key", secret_key),
+        ("webhook secret", webhook_secret),
+        ("webhook URL token", "hook-token-leakcheck-5b2c"),
         ("TOTP secret", totp_secret.as_str()),
         ("TOTP URI", totp_uri.as_str()),
         ("egress proxy password", proxy_password),

@@ -77,6 +77,9 @@ const SWEPT: &[&str] = &[
     "gateway-host::MetricsConfig",
     "gateway-host::WebhookConfig",
     "gateway-admin::Webhook",
+    "gateway-admin::StoredWebhook",
+    "gateway-admin::AlertWebhookInput",
+    "gateway-admin::AlertWebhookWrite",
     "gateway-core::WebhookRequest",
     "gateway-store::MasterKey",
     "gateway-store::SealedSecret",
@@ -352,6 +355,47 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
         ),
         ("gateway-host::WebhookConfig", format!("{:?}", webhook_config())),
         ("gateway-admin::Webhook", format!("{:?}", webhook())),
+        (
+            "gateway-admin::StoredWebhook",
+            format!(
+                "{:?}",
+                gateway_admin::alert_settings::StoredWebhook {
+                    id: gateway_admin::alert_settings::AlertWebhookId(1),
+                    name: "ops".to_owned(),
+                    url: format!("https://hooks.example/h?token={SECRET}"),
+                    kinds: Vec::new(),
+                    enabled: true,
+                    created_at: time::OffsetDateTime::UNIX_EPOCH,
+                    updated_at: time::OffsetDateTime::UNIX_EPOCH,
+                }
+            ),
+        ),
+        (
+            "gateway-admin::AlertWebhookInput",
+            format!(
+                "{:?}",
+                gateway_admin::alert_settings::AlertWebhookInput {
+                    name: "ops".to_owned(),
+                    url: format!("https://u:{SECRET}@hooks.example/h?token={SECRET}"),
+                    kinds: Vec::new(),
+                    enabled: true,
+                    secret: Some(SECRET.to_owned()),
+                }
+            ),
+        ),
+        (
+            "gateway-admin::AlertWebhookWrite",
+            format!(
+                "{:?}",
+                gateway_admin::alert_settings::AlertWebhookWrite {
+                    name: "ops".to_owned(),
+                    url: format!("https://hooks.example/h?token={SECRET}"),
+                    kinds: Vec::new(),
+                    enabled: true,
+                    secret: Some(SecretString::from(SECRET.to_owned())),
+                }
+            ),
+        ),
         (
             "gateway-core::WebhookRequest",
             format!(

@@ -78,14 +78,14 @@ async fn a_reseal_lets_the_retired_master_key_go_and_everything_still_opens() {
         "{first}"
     );
     assert_eq!(count(&first, "backup_secrets", "resealed"), 1, "{first}");
-    for kind in ["credentials", "totp_secrets", "backup_secrets"] {
+    for kind in ["credentials", "totp_secrets", "backup_secrets", "webhook_secrets"] {
         assert_eq!((count(&first, kind, "unreadable"), count(&first, kind, "remaining")), (0, 0), "{first}");
     }
     assert!(!first.contains(&new_config) && !first.contains(&old_key), "no key material is printed");
     assert_eq!(sealing_key_ids(&pool).await, vec!["k-rotated"; 4]);
     // Idempotent: nothing left to do.
     let again = g.cli(&["secrets", "reseal"], None);
-    for kind in ["credentials", "totp_secrets", "backup_secrets"] {
+    for kind in ["credentials", "totp_secrets", "backup_secrets", "webhook_secrets"] {
         assert_eq!(count(&again, kind, "resealed"), 0, "{again}");
     }
     // A re-seal is not a credential change, nor a configuration change.

@@ -54,16 +54,35 @@ async fn a_scrape_after_a_scripted_run_counts_exactly_the_requests_and_outcomes_
         .await
         .expect("request");
     assert_eq!(broken.status(), 400);
+    // Four more refused on the other routes, each before the engine saw it.
+    let refused_elsewhere = [
+        ("/v1/chat/completions", "sk-not-a-key", "{}".to_owned(), 401),
+        ("/v1/chat/completions", gateway.key.as_str(), "{".to_owned(), 400),
+        ("/v1/responses/compact", gateway.key.as_str(), json!({"model": "gpt-5.4", "stream": true}).to_string(), 400),
+        ("/v1/zed/edit-predictions", gateway.key.as_str(), "{".to_owned(), 400),
+    ];
+    for (path, key, body, status) in refused_elsewhere {
+        let response = gateway
+            .client()
+            .post(format!("{}{path}", gateway.url))
+            .bearer_auth(key)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), status, "{path}");
+    }
 
-    // A stream's record ends just after its last byte: wait for all five, then read once.
-    let text = wait_until("five requests counted", Duration::from_secs(10), || async {
+    // A stream's record ends just after its last byte: wait for all nine, then read once.
+    let text = wait_until("nine requests counted", Duration::from_secs(10), || async {
         let text = scrape(&gateway).await;
-        (prometheus_sample(&text, "switchboard_requests_total", &[]) >= 5.0).then_some(text)
+        (prometheus_sample(&text, "switchboard_requests_total", &[]) >= 9.0).then_some(text)
     })
     .await
     .expect("counted");
     let count = |name: &str, labels: &[(&str, &str)]| prometheus_sample(&text, name, labels);
-    assert_eq!(count("switchboard_requests_total", &[]), 5.0, "{text}");
+    assert_eq!(count("switchboard_requests_total", &[]), 9.0, "{text}");
     let served = [
         ("route", "responses.create"),
         ("model", "gpt-5.4"),
@@ -72,7 +91,12 @@ async fn a_scrape_after_a_scripted_run_counts_exactly_the_requests_and_outcomes_
         ("outcome", "completed"),
     ];
     assert_eq!(count("switchboard_requests_total", &served), 3.0, "{text}");
-    assert_eq!(count("switchboard_requests_total", &[("model", "none"), ("status_class", "4xx")]), 2.0);
+    assert_eq!(count("switchboard_requests_total", &[("model", "none"), ("status_class", "4xx")]), 6.0);
+    for (route, refused) in [("responses.create", 2.0), ("chat.completions", 2.0), ("responses.compact", 1.0)] {
+        let labels = [("route", route), ("model", "none"), ("outcome", "failed")];
+        assert_eq!(count("switchboard_requests_total", &labels), refused, "{route}: {text}");
+    }
+    assert_eq!(count("switchboard_requests_total", &[("route", "zed.edit_predictions"), ("status_class", "4xx")]), 1.0);
     assert_eq!(count("switchboard_upstream_attempts_total", &[("outcome", "ok")]), 3.0, "{text}");
     assert_eq!(count("switchboard_upstream_attempts_total", &[("outcome", "upstream_unavailable")]), 1.0);
     assert_eq!(count("switchboard_upstream_attempts_total", &[]), 4.0);

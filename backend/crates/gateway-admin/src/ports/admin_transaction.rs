@@ -9,6 +9,7 @@ use gateway_core::domain::{
 use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
+use crate::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite};
 use crate::audit::AuditEntry;
 use crate::backup::BackupSettingsUpdate;
 use crate::ports::admin_changes::{AccountImport, ClientKeyChanges, GroupChanges, ImportOutcome, NewClientKey};
@@ -88,6 +89,18 @@ pub trait AdminTransaction: Send {
     // settings
     async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError>;
     async fn update_backup_settings(&mut self, update: &BackupSettingsUpdate) -> Result<(), StorageError>;
+
+    // alerts
+    /// Seals the secret (required here); `Conflict` (`alert_webhooks_name_key`) on a taken name.
+    async fn create_alert_webhook(&mut self, webhook: &AlertWebhookWrite) -> Result<AlertWebhookId, StorageError>;
+    /// Replaces the webhook; `secret: None` keeps the stored one.
+    async fn update_alert_webhook(
+        &mut self,
+        id: AlertWebhookId,
+        webhook: &AlertWebhookWrite,
+    ) -> Result<(), StorageError>;
+    async fn delete_alert_webhook(&mut self, id: AlertWebhookId) -> Result<(), StorageError>;
+    async fn update_alert_rule(&mut self, rule: &AlertRule) -> Result<(), StorageError>;
 
     /// Bumps `runtime_settings.config_revision`, writes the audit row (hash-chained) and commits,
     /// all in this transaction.

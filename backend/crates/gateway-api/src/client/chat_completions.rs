@@ -22,13 +22,14 @@ use gateway_protocol::{ApiError, ErrorCode, SseFramer};
 use super::{ClientApi, extract, reply};
 
 pub async fn create(State(api): State<ClientApi>, version: Version, headers: HeaderMap, body: Body) -> Response {
-    let (api_key, body) = match extract::authenticated_body(&api, version, &headers, body).await {
-        Ok(read) => read,
-        Err(refused) => return refused,
-    };
+    let (api_key, body) =
+        match extract::authenticated_body(&api, Operation::ChatCompletions, version, &headers, body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
     let chat = match to_responses(&body) {
         Ok(chat) => chat,
-        Err(error) => return reply::error(&error),
+        Err(error) => return extract::refused(&api, Operation::ChatCompletions, &error),
     };
     let inbound = InboundRequest {
         operation: Operation::ChatCompletions,

@@ -18,15 +18,16 @@ use serde_json::Value;
 use super::{ClientApi, extract, reply};
 
 pub async fn create(State(api): State<ClientApi>, version: Version, headers: HeaderMap, body: Body) -> Response {
-    let (api_key, body) = match extract::authenticated_body(&api, version, &headers, body).await {
-        Ok(read) => read,
-        Err(refused) => return refused,
-    };
+    let (api_key, body) =
+        match extract::authenticated_body(&api, Operation::ResponsesCompact, version, &headers, body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
     if let Ok(view) = RequestBody::parse(&body)
         && view.boolean(&body, "stream").ok().flatten() == Some(true)
     {
         let error = ApiError::new(ErrorCode::InvalidRequest, "Compaction is unary: leave out `stream: true`.");
-        return reply::error(&error.with_param("stream"));
+        return extract::refused(&api, Operation::ResponsesCompact, &error.with_param("stream"));
     }
     let inbound = InboundRequest {
         operation: Operation::ResponsesCompact,

@@ -4,6 +4,8 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Version};
 use axum::response::Response;
 use bytes::Bytes;
+use gateway_core::domain::Transport;
+use gateway_core::provider::Operation;
 use gateway_protocol::{ApiError, ErrorCode};
 
 use super::{ClientApi, body_failure, reply};
@@ -54,20 +56,28 @@ pub async fn body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes
 }
 
 /// The client key, checked from the headers alone before the body is read (decision 0103), and
-/// the body. Either failure is answered on a connection that is then closed (the body may be
-/// unread or half read).
+/// the body. Either failure is counted as a refused request of `operation` and answered on a
+/// connection that is then closed (the body may be unread or half read).
 pub async fn authenticated_body(
     api: &ClientApi,
+    operation: Operation,
     version: Version,
     headers: &HeaderMap,
     request_body: Body,
 ) -> Result<(Option<String>, Bytes), Response> {
     let api_key = api_key(headers);
     if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
-        return Err(reply::closing(reply::error(&error), version));
+        return Err(reply::closing(refused(api, operation, &error), version));
     }
     match body(headers, request_body, api.body_limit).await {
         Ok(body) => Ok((api_key, body)),
-        Err(error) => Err(reply::closing(reply::error(&error), version)),
+        Err(error) => Err(reply::closing(refused(api, operation, &error), version)),
     }
+}
+
+/// A request of `operation` refused before the engine saw it (key, body, a body the route
+/// cannot convert): counted like the engine's own refusals, then the client's error.
+pub fn refused(api: &ClientApi, operation: Operation, error: &ApiError) -> Response {
+    api.engine.telemetry.request_refused(operation.name(), Transport::Http, error.status());
+    reply::error(error)
 }

@@ -25,11 +25,8 @@ async fn run(api: ClientApi, version: Version, headers: HeaderMap, body: Body, o
     // costs no buffer. (The engine checks it again against the snapshot it freezes, so a key
     // revoked while its body arrives is still refused.)
     let api_key = extract::api_key(&headers);
-    let refused = |error: &gateway_protocol::ApiError| {
-        let (route, transport) = (Operation::ResponsesCreate.name(), Transport::Http);
-        api.engine.telemetry.request_refused(route, transport, error.status());
-        reply::closing(reply::error(error), version)
-    };
+    let refused =
+        |error: &gateway_protocol::ApiError| reply::closing(extract::refused(&api, operation, error), version);
     if let Err(error) = api.engine.authenticate(api_key.as_deref()) {
         return refused(&error);
     }

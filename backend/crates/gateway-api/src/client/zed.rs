@@ -16,13 +16,14 @@ use gateway_protocol::{ApiError, ErrorCode};
 use super::{ClientApi, extract, reply};
 
 pub async fn create(State(api): State<ClientApi>, version: Version, headers: HeaderMap, body: Body) -> Response {
-    let (api_key, body) = match extract::authenticated_body(&api, version, &headers, body).await {
-        Ok(read) => read,
-        Err(refused) => return refused,
-    };
+    let (api_key, body) =
+        match extract::authenticated_body(&api, Operation::ZedEditPrediction, version, &headers, body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
     let request = match to_responses(&body) {
         Ok(request) => request,
-        Err(error) => return reply::error(&error),
+        Err(error) => return extract::refused(&api, Operation::ZedEditPrediction, &error),
     };
     let inbound = InboundRequest {
         operation: Operation::ZedEditPrediction,

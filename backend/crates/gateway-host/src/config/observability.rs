@@ -58,7 +58,7 @@ pub struct TracingConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AlertsConfig {
-    /// Where alerts go; none: alerts are not raised.
+    /// Where alerts go, besides the webhooks stored through the admin API (decision 0284).
     pub webhooks: Vec<WebhookConfig>,
     /// POSTs per delivery, the first included.
     pub max_attempts: u32,
@@ -69,6 +69,9 @@ pub struct AlertsConfig {
     pub timeout_seconds: u64,
     /// The same alert about the same account or key is sent again only after this long.
     pub repeat_after_seconds: u64,
+    /// How often the evaluated rules (`quota_exhausted`, `error_rate`, `backup_failing`) are
+    /// checked, once per period across all replicas.
+    pub evaluate_seconds: u64,
 }
 
 impl Default for AlertsConfig {
@@ -80,6 +83,7 @@ impl Default for AlertsConfig {
             backoff_max_ms: 60_000,
             timeout_seconds: 10,
             repeat_after_seconds: 600,
+            evaluate_seconds: 60,
         }
     }
 }
@@ -92,7 +96,8 @@ pub struct WebhookConfig {
     pub url: String,
     /// The HMAC-SHA256 key of `X-Switchboard-Signature` (at least 16 characters).
     pub secret: String,
-    /// Alert kinds it receives (`account_banned`, `refresh_failing`, `pool_empty`); empty: all.
+    /// Alert kinds it receives (`account_banned`, `refresh_failing`, `pool_empty`,
+    /// `quota_exhausted`, `error_rate`, `backup_failing`); empty: all.
     #[serde(default)]
     pub kinds: Vec<String>,
 }
@@ -121,6 +126,9 @@ impl AlertsConfig {
         }
         if self.timeout_seconds == 0 {
             return Err(ConfigError::invalid("alerts.timeout_seconds", "must be at least 1"));
+        }
+        if self.evaluate_seconds < 1 || self.evaluate_seconds > 86_400 {
+            return Err(ConfigError::invalid("alerts.evaluate_seconds", "must be between 1 and 86400"));
         }
         for (index, webhook) in self.webhooks.iter().enumerate() {
             let key = |field: &str| format!("alerts.webhooks[{index}].{field}");

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use sqlx::Postgres;
 
 use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
+use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite};
 use gateway_admin::audit::AuditEntry;
 use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_admin::ports::{
@@ -22,7 +23,7 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::{
-    PgStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations,
+    PgStore, account_mutations, admin_users, alert_settings, audit, client_key_mutations, credentials, group_mutations,
     proxy_mutations, settings_mutations,
 };
 

@@ -20,7 +20,9 @@ use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, closed, int8};
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context};
+use crate::postgres::sealing::{
+    ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context,
+};
 use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
 
 /// The kinds of sealed secrets, one sealed column each.
@@ -36,11 +38,19 @@ pub enum SealedKind {
     AccountProxies,
     /// `account_groups.egress_proxy_ciphertext`.
     GroupProxies,
+    /// `alert_webhooks.secret_ciphertext`.
+    WebhookSecrets,
 }
 
 impl SealedKind {
-    pub const ALL: [SealedKind; 5] =
-        [Self::Credentials, Self::TotpSecrets, Self::BackupSecrets, Self::AccountProxies, Self::GroupProxies];
+    pub const ALL: [SealedKind; 6] = [
+        Self::Credentials,
+        Self::TotpSecrets,
+        Self::BackupSecrets,
+        Self::AccountProxies,
+        Self::GroupProxies,
+        Self::WebhookSecrets,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -49,6 +59,7 @@ impl SealedKind {
             Self::BackupSecrets => "backup_secrets",
             Self::AccountProxies => "account_proxies",
             Self::GroupProxies => "group_proxies",
+            Self::WebhookSecrets => "webhook_secrets",
         }
     }
 
@@ -59,6 +70,7 @@ impl SealedKind {
             Self::BackupSecrets => &BACKUP_SECRETS,
             Self::AccountProxies => &ACCOUNT_PROXIES,
             Self::GroupProxies => &GROUP_PROXIES,
+            Self::WebhookSecrets => &WEBHOOK_SECRETS,
         }
     }
 }
@@ -154,6 +166,15 @@ const GROUP_PROXIES: SealedColumn = SealedColumn {
              WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
     count: "SELECT count(*) FROM account_groups WHERE egress_proxy_key_id <> $1",
     context: |row| Ok(group_proxy_context(row.col("id")?)),
+};
+
+const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
+    select: "SELECT id, secret_key_id AS key_id, secret_ciphertext AS ciphertext FROM alert_webhooks \
+             WHERE secret_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
+    update: "UPDATE alert_webhooks SET secret_ciphertext = $2, secret_key_id = $3 \
+             WHERE id = $1 AND secret_key_id = $4 AND secret_ciphertext = $5",
+    count: "SELECT count(*) FROM alert_webhooks WHERE secret_key_id <> $1",
+    context: |_| Ok(ALERT_WEBHOOK_SECRET_CONTEXT.to_owned()),
 };
 
 impl PgStore {

@@ -19,6 +19,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("0004_request_runner.sql", include_str!("../../../../../migrations/0004_request_runner.sql")),
     ("0007_backup_verification.sql", include_str!("../../../../../migrations/0007_backup_verification.sql")),
     ("0008_service_tier_policy.sql", include_str!("../../../../../migrations/0008_service_tier_policy.sql")),
+    ("0010_alert_webhooks.sql", include_str!("../../../../../migrations/0010_alert_webhooks.sql")),
     ("0011_egress_proxies.sql", include_str!("../../../../../migrations/0011_egress_proxies.sql")),
 ];
 

@@ -17,6 +17,9 @@ pub(crate) fn credential_context(provider: ProviderKind, external_account_id: &s
 /// `backup_settings.credentials_ciphertext` (a singleton).
 pub(crate) const BACKUP_SECRETS_CONTEXT: &str = "backup_settings.credentials";
 
+/// `alert_webhooks.secret_ciphertext`.
+pub(crate) const ALERT_WEBHOOK_SECRET_CONTEXT: &str = "alert_webhooks.secret";
+
 /// `admin_users.totp_secret_ciphertext`.
 pub(crate) fn totp_context(admin_user_id: i64) -> String {
     format!("admin_users.totp:{admin_user_id}")

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use sqlx::Sqlite;
 
 use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
+use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite};
 use gateway_admin::audit::AuditEntry;
 use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_admin::ports::{
@@ -22,8 +23,8 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 use crate::crypto::Keyring;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::{
-    SqliteStore, account_mutations, admin_users, audit, client_key_mutations, credentials, group_mutations,
-    proxy_mutations, settings_mutations,
+    SqliteStore, account_mutations, admin_users, alert_settings, audit, client_key_mutations, credentials,
+    group_mutations, proxy_mutations, settings_mutations,
 };
 
 crate::sql_transaction::sql_admin_transaction!(

@@ -10,7 +10,9 @@ use gateway_core::ports::StorageError;
 use crate::crypto::SealedSecret;
 use crate::postgres::column_values::{closed, int8};
 use crate::postgres::key_rotation::reseal;
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, credential_context, totp_context};
+use crate::postgres::sealing::{
+    ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, totp_context,
+};
 use crate::postgres::{ResealBatch, ResealCounts, ResealReport, SealedKind};
 use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
 use crate::sqlite::SqliteStore;
@@ -30,6 +32,7 @@ fn context(kind: SealedKind, row: &SqliteRow) -> Result<String, StorageError> {
             account_proxy_context(row.col::<&str>("provider")?, row.col::<&str>("external_account_id")?)
         }
         SealedKind::GroupProxies => group_proxy_context(row.col("id")?),
+        SealedKind::WebhookSecrets => ALERT_WEBHOOK_SECRET_CONTEXT.to_owned(),
     })
 }
 

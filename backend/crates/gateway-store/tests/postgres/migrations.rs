@@ -4,7 +4,7 @@ use sqlx::Row;
 use crate::postgres::test_store::TestStore;
 
 #[tokio::test]
-async fn migrate_creates_the_twelve_tables_and_is_idempotent() -> anyhow::Result<()> {
+async fn migrate_creates_the_fourteen_tables_and_is_idempotent() -> anyhow::Result<()> {
     let t = TestStore::new().await?;
     let tables: Vec<String> = sqlx::query_scalar(
         "SELECT table_name::text FROM information_schema.tables \
@@ -19,6 +19,8 @@ async fn migrate_creates_the_twelve_tables_and_is_idempotent() -> anyhow::Result
             "account_groups",
             "admin_audit_events",
             "admin_users",
+            "alert_rules",
+            "alert_webhooks",
             "backup_records",
             "backup_settings",
             "client_api_key_groups",

@@ -1,12 +1,13 @@
 use gateway_admin::admin_user::{NewAdminUser, TotpChange, TotpSecret};
+use gateway_admin::alert_settings::AlertWebhookWrite;
 use gateway_admin::backup::{BackupSettingsUpdate, BackupStorageSecrets, SecretsChange};
-use gateway_admin::ports::{AdminUsers, BackupJobs, UnitOfWork};
+use gateway_admin::ports::{AdminUsers, AlertSettings, BackupJobs, UnitOfWork};
 use gateway_core::domain::{CredentialSlot, EgressProxy};
 use gateway_core::ports::{CredentialStore, SnapshotSource};
 use gateway_store::crypto::{Keyring, MasterKey};
 use gateway_store::postgres::{ResealCounts, SealedKind};
 use gateway_store::sqlite::SqliteStore;
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::sqlite::test_store::SqliteTestStore;
 use crate::storage_contract::fixtures::{audit, import};
@@ -39,6 +40,15 @@ async fn rotation_reseals_every_kind_and_changes_no_fact() -> anyhow::Result<()>
     let group = tx.create_group(&crate::storage_contract::fixtures::group("proxied")).await?;
     tx.set_account_egress_proxy(account.account_id, Some(&proxy)).await?;
     tx.set_group_egress_proxy(group, Some(&proxy)).await?;
+    let webhook = tx
+        .create_alert_webhook(&AlertWebhookWrite {
+            name: "ops".to_owned(),
+            url: "https://hooks.example.com/a".to_owned(),
+            kinds: vec![],
+            enabled: true,
+            secret: Some(SecretString::from("whsec-0123456789abcdef")),
+        })
+        .await?;
     tx.commit(audit("backup_settings.update", "backup_settings")).await?;
     let revision = t.store.current_config_revision().await?;
 
@@ -66,6 +76,8 @@ async fn rotation_reseals_every_kind_and_changes_no_fact() -> anyhow::Result<()>
     assert_eq!(facts.accounts[0].egress_proxy, Some(proxy.clone()), "the account proxy opens under the new key alone");
     assert_eq!(facts.groups[0].egress_proxy, Some(proxy), "so does the group's");
     assert_eq!(only_new.admin_totp_secret(admin).await?.map(|s| s.expose().to_vec()), Some(vec![7; 20]));
+    let target = only_new.alert_webhook_target(webhook).await?;
+    assert_eq!(target.secret.expose_secret(), "whsec-0123456789abcdef");
     let only_old = reopen(&t, Keyring::from_config(&t.key_config, &[])?).await?;
     assert!(matches!(only_old.read_credential(account.account_id).await?.slot, CredentialSlot::Unreadable { .. }));
 

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use gateway_admin::audit::{AuditActor, AuditEntry};
 use gateway_admin::ports::{
-    AccountDirectory, AccountImport, AdminUsers, AuditSearch, AuditTrail, BackupJobs, ClientKeyChanges,
+    AccountDirectory, AccountImport, AdminUsers, AlertSettings, AuditSearch, AuditTrail, BackupJobs, ClientKeyChanges,
     ClientKeyDirectory, GroupChanges, GroupDirectory, ImportOutcome, NewClientKey, OpsEventQueries,
     RuntimeSettingsReader, UnitOfWork, UsageQueries,
 };
@@ -28,6 +28,7 @@ pub trait Storage:
     + RuntimeSettingsReader
     + AuditTrail
     + AdminUsers
+    + AlertSettings
     + OpsEventQueries
     + AuditSearch
     + BackupJobs
@@ -52,6 +53,7 @@ impl<T> Storage for T where
         + RuntimeSettingsReader
         + AuditTrail
         + AdminUsers
+        + AlertSettings
         + OpsEventQueries
         + AuditSearch
         + BackupJobs

@@ -4,11 +4,11 @@
 //! port it needs from them by upcasting (`Arc<dyn Facts>` → `Arc<dyn UnitOfWork>`).
 
 use async_trait::async_trait;
-use gateway_admin::ports::AdminUsers;
 use gateway_admin::ports::{
     AccountDirectory, AdminSessions, AuditSearch, AuditTrail, BackupJobs, ClientKeyDirectory, GroupDirectory,
     InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader, UnitOfWork, UsageQueries,
 };
+use gateway_admin::ports::{AdminUsers, AlertSettings};
 use gateway_core::coordination::{
     ChangeNotifier, ContinuationPins, Cooldowns, Leases, OAuthPendingFlows, ProviderCircuits, ReplicaHeartbeats,
     RequestSlots, SessionAffinity,
@@ -22,6 +22,7 @@ use gateway_store::sqlite::SqliteStore;
 pub trait Facts:
     UnitOfWork
     + AdminUsers
+    + AlertSettings
     + AuditSearch
     + AuditTrail
     + OpsEventQueries
