@@ -65,6 +65,7 @@ macro_rules! storage_contract_suite {
             audit_search_filters_and_pages,
             // BackupJobs
             only_one_backup_job_is_active_at_a_time,
+            backup_records_page_newest_first_by_id,
             // SnapshotSource
             the_snapshot_holds_accounts_groups_keys_and_its_revision,
             // RequestLog
