@@ -4036,7 +4036,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, error */
+            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, backup, backup_removed, error */
             200: {
                 headers: {
                     [name: string]: unknown;

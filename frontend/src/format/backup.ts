@@ -60,3 +60,11 @@ export function backupRows<T extends HasId>(head: readonly T[], older: readonly 
   const onHead = new Set(head.map((b) => b.id))
   return [...head, ...older.filter((b) => !onHead.has(b.id))]
 }
+
+/** A list after a live `backup` event: the record replaced where shown, prepended when newer
+ * than all shown (a new job), otherwise left out (an older record not loaded). */
+export function patchBackup<T extends HasId>(items: readonly T[], record: T): T[] {
+  if (items.some((b) => b.id === record.id)) return items.map((b) => (b.id === record.id ? record : b))
+  if (items.every((b) => b.id < record.id)) return [record, ...items]
+  return [...items]
+}

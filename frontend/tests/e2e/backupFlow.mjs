@@ -1,5 +1,5 @@
 // The backups journey: storage configured in the page's form (SeaweedFS, a bucket of its own;
-// field errors first), a backup run from the page and followed by polling to `completed` and
+// field errors first), a backup run from the page and followed by live events to `completed` and
 // verified, a restore check on demand, a download link behind the password step-up, deletion.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -62,6 +62,10 @@ export async function backupRunVerifyDownloadDelete(page, base) {
   // no reload: the saved settings enable "Run backup now"
   await page.waitForFunction(() => !document.querySelector('[data-testid="backup-run"]')?.disabled)
 
+  // with the live stream up the page follows the job from `backup` events, not by polling
+  let listFetches = 0
+  const countList = (request) => new URL(request.url()).pathname === '/api/admin/backups' && request.method() === 'GET' && listFetches++
+  page.on('request', countList)
   await page.getByTestId('backup-run').click()
   await page.getByTestId('backup-expires').fill('7')
   await page.getByTestId('backup-run-submit').click()
@@ -69,8 +73,10 @@ export async function backupRunVerifyDownloadDelete(page, base) {
   await row.waitFor()
   const id = Number((await row.getAttribute('data-testid')).slice('backup-'.length))
   assert.ok(await page.getByTestId('backup-run').isDisabled(), 'run now is disabled while a job is active')
-  // No reload from here on: the page polls while the job is active.
+  // No reload from here on: live events (or, without the stream, polling) move the row.
   const seen = await followToCompletion(page, row)
+  page.off('request', countList)
+  assert.ok(listFetches <= 3, `the list was refetched ${listFetches} times while the job ran (live events expected)`)
   const record = await page.evaluate((id) => fetch(`/api/admin/backups/${id}`).then((r) => r.json()), id)
   const story = `states seen: ${seen.join(' → ')}; record: ${JSON.stringify(record)}`
   assert.equal(seen[0], 'queued', story)

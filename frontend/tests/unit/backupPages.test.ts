@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { backupRows, carryShiftedOut } from '@/format/backup'
+import { backupRows, carryShiftedOut, patchBackup } from '@/format/backup'
 
 const rec = (...ids: number[]) => ids.map((id) => ({ id }))
 const ids = (list: { id: number }[]) => list.map((b) => b.id)
@@ -26,5 +26,15 @@ describe('backup pages', () => {
 
   it('carries nothing while no older page is loaded', () => {
     expect(carryShiftedOut(rec(10, 9, 8), rec(11, 10, 9), [])).toEqual([])
+  })
+})
+
+describe('live backup events', () => {
+  it('replace a shown record, prepend a new one, and skip an older one not loaded', () => {
+    const shown = [{ id: 5, state: 'uploading' }, { id: 4, state: 'completed' }]
+    expect(patchBackup(shown, { id: 5, state: 'completed' })).toEqual([{ id: 5, state: 'completed' }, { id: 4, state: 'completed' }])
+    expect(ids(patchBackup(shown, { id: 6, state: 'queued' }))).toEqual([6, 5, 4])
+    expect(ids(patchBackup(shown, { id: 2, state: 'failed' }))).toEqual([5, 4])
+    expect(ids(patchBackup([], { id: 1, state: 'queued' }))).toEqual([1])
   })
 })
