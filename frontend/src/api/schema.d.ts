@@ -1217,7 +1217,7 @@ export interface components {
             accessKeyId?: string | null;
             secretAccessKey?: string | null;
             clearCredentials?: boolean;
-            /** @description 5-field cron expression (minute hour day-of-month month day-of-week), optionally prefixed with `CRON_TZ=UTC` or `CRON_TZ=+02:00`. */
+            /** @description 5-field cron expression (minute hour day-of-month month day-of-week), optionally prefixed with a time zone: `CRON_TZ=Europe/Berlin` (IANA, daylight saving followed), `CRON_TZ=UTC` or `CRON_TZ=+02:00`. */
             scheduleCron?: string | null;
             /** Format: int32 */
             retentionCount?: number | null;
@@ -4628,7 +4628,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, error */
+            /** @description Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, backup, backup_removed, error */
             200: {
                 headers: {
                     [name: string]: unknown;

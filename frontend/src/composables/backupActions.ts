@@ -8,7 +8,8 @@ import { useConfirm } from '@/stores/confirm'
 import { useStepUp } from '@/stores/stepUp'
 import { useToasts } from '@/stores/toasts'
 
-export function useBackupActions(reload: () => Promise<void>) {
+/** `reload(id)` refetches what the page shows after an action on record `id` (null: a new record). */
+export function useBackupActions(reload: (id: number | null) => Promise<void>) {
   const { t } = useI18n()
   const toasts = useToasts()
   const confirm = useConfirm()
@@ -26,7 +27,7 @@ export function useBackupActions(reload: () => Promise<void>) {
     try {
       const queued = await api.post<BackupView>('/backups', expiresInDays ? { expiresInDays } : {})
       toasts.push({ kind: 'success', message: t('backups.queued', { id: queued.id }) })
-      await reload()
+      await reload(null)
       return true
     } catch (e) {
       fail(e)
@@ -40,7 +41,7 @@ export function useBackupActions(reload: () => Promise<void>) {
       const checked = await api.post<BackupView>(`/backups/${b.id}/verify`)
       if (checked.verifyError) toasts.push({ kind: 'error', message: t('backups.verifyFailed', { id: b.id, message: checked.verifyError }) })
       else toasts.push({ kind: 'success', message: t('backups.verifyOk', { id: b.id }) })
-      await reload()
+      await reload(b.id)
     } catch (e) {
       fail(e)
     } finally {
@@ -55,7 +56,7 @@ export function useBackupActions(reload: () => Promise<void>) {
     try {
       await api.del(`/backups/${b.id}`)
       toasts.push({ kind: 'success', message: t('backups.deleted', { id: b.id }) })
-      await reload()
+      await reload(b.id)
     } catch (e) {
       fail(e)
     } finally {
@@ -72,5 +73,5 @@ export function useBackupActions(reload: () => Promise<void>) {
     }
   }
 
-  return { busy, link, run, verify, remove, download }
+  return { busy, link, run, verify, remove, download, fail }
 }

@@ -6,7 +6,7 @@ import { ref } from 'vue'
 import { API_BASE } from '@/api/client'
 
 export type LiveStatus = 'connecting' | 'live' | 'polling' | 'offline'
-export type LiveEventName = 'hello' | 'config_revision' | 'resync' | 'account' | 'account_removed' | 'ops_event' | 'request' | 'error'
+export type LiveEventName = 'hello' | 'config_revision' | 'resync' | 'account' | 'account_removed' | 'ops_event' | 'request' | 'backup' | 'backup_removed' | 'error'
 type Handler = (data: unknown) => void
 
 export const POLL_MS = 30_000
@@ -60,7 +60,7 @@ export const useLive = defineStore('live', () => {
     status.value = 'connecting'
     const es = new EventSource(`${API_BASE}/events`)
     source = es
-    const names: LiveEventName[] = ['hello', 'config_revision', 'resync', 'account', 'account_removed', 'ops_event', 'request', 'error']
+    const names: LiveEventName[] = ['hello', 'config_revision', 'resync', 'account', 'account_removed', 'ops_event', 'request', 'backup', 'backup_removed', 'error']
     for (const name of names) {
       es.addEventListener(name, (event) => {
         let data: unknown = null

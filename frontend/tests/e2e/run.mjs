@@ -71,7 +71,7 @@ try {
   await check('an expired session goes to login and comes back to the same page', () => expiredSessionReturnsToTheSamePage(page, stack.url, context))
   await check('add an account with a device code (countdown, polling, approval)', () => deviceCodeLogin(page, stack.url, stack.simJson))
   await check('the System page starts an update and streams its progress to a failed verification', () => updateThatFailsVerification(page, stack.url, stack.releaseVersion))
-  await check('backups: run from the page, progress polled to completed and verified, verify, download link after step-up, delete', () => backupRunVerifyDownloadDelete(page, stack.url))
+  await check('backups: storage set in the form (errors by field), run from the page, live progress to completed and verified, verify, download link after step-up, delete', () => backupRunVerifyDownloadDelete(page, stack.url))
   const storageState = await context.storageState()
   const ids = await page.evaluate(async () => {
     const accounts = await fetch('/api/admin/accounts').then((r) => r.json())

@@ -1,11 +1,13 @@
 //! The backup daemon's policy: recover interrupted jobs, fire the cron schedule, claim and run
 //! the one queued job (dump → multipart upload → read back → optional full-restore check),
-//! converge deletions and apply retention. Every step is idempotent, so any replica may run a
+//! converge deletions and apply retention; before each job (and at start) sweep what a hard kill
+//! left behind (`sweep`). Every step is idempotent, so any replica may run a
 //! tick; the store's claim (`FOR UPDATE SKIP LOCKED`) and the one-active-job index make sure a
 //! job runs once. Adapters come through [`BackupJobs`] and [`BackupEngine`].
 
 pub mod retention;
 pub mod schedule;
+pub mod sweep;
 
 mod job;
 
@@ -147,6 +149,7 @@ impl BackupDaemon {
     /// Claims the queued job, if any, and runs it to `completed` or `failed`.
     pub async fn run_queued(&self, now: OffsetDateTime) -> Result<Option<BackupRecord>, AdminError> {
         let Some(record) = self.jobs.claim_queued_backup(now).await? else { return Ok(None) };
+        logged("sweep", self.sweep(now).await);
         Ok(Some(job::run(self, record).await?))
     }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use time::OffsetDateTime;
 
 use gateway_admin::backup::RowCounts;
 use gateway_admin::ports::{BackupEngine, BackupFailure, BackupTarget, TransferProgress, UploadedBackup};
@@ -127,6 +128,21 @@ impl BackupEngine for S3BackupEngine {
         upload_id: &str,
     ) -> Result<(), BackupFailure> {
         s3::abort(&s3::client(target), &target.bucket, object_key, upload_id).await
+    }
+
+    async fn sweep_staging(&self) -> Result<Vec<String>, BackupFailure> {
+        // a few directory entries: cheap enough to do inline
+        self.source.staging_parent().map_or(Ok(Vec::new()), staging::sweep)
+    }
+
+    async fn abort_stale_uploads(
+        &self,
+        target: &BackupTarget,
+        started_before: OffsetDateTime,
+        keep: &[String],
+    ) -> Result<Vec<String>, BackupFailure> {
+        // `object_key("")` is `prefix/` (or empty): only this gateway's backups are listed
+        s3::abort_stale(target, &target.object_key(""), started_before, keep).await
     }
 
     async fn presign_download(

@@ -5,3 +5,4 @@ mod interrupted;
 mod postgres;
 mod sqlite;
 mod support;
+mod sweep;

@@ -72,6 +72,7 @@ macro_rules! storage_contract_suite {
             alert_webhooks_keep_their_secret_sealed_and_rules_start_at_defaults,
             // BackupJobs
             only_one_backup_job_is_active_at_a_time,
+            backup_records_page_newest_first_by_id,
             // SnapshotSource
             the_snapshot_holds_accounts_groups_keys_and_its_revision,
             // RequestLog

@@ -1,5 +1,6 @@
-//! The backup daemon's wiring: one `backup-daemon` worker ticking every 30 s (recover, cron,
-//! run the queued job, retention), owned by the worker runtime.
+//! The backup daemon's wiring: one `backup-daemon` worker, owned by the worker runtime, that
+//! first sweeps what a hard kill left behind (staging directories, stale multipart uploads) and
+//! then ticks every 30 s (recover, cron, run the queued job, retention).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,14 +21,28 @@ pub fn build(storage: &Storage, workers: &mut WorkerRuntime) -> Result<Arc<Backu
     let daemon = Arc::new(BackupDaemon::new(storage.facts.clone(), storage.backup_engine.clone(), config));
     let worker = {
         let daemon = daemon.clone();
-        FnWorker::periodic("backup-daemon", TICK, move || {
+        FnWorker::daemon("backup-daemon", move |ctx| {
             let daemon = daemon.clone();
             Box::pin(async move {
-                let report = daemon.tick(time::OffsetDateTime::now_utc()).await?;
-                if let Some(ran) = &report.ran {
-                    tracing::info!(backup = %ran.id, state = %ran.state, "backup job finished");
+                tokio::select! {
+                    () = ctx.stopping() => return Ok(()),
+                    swept = daemon.sweep(time::OffsetDateTime::now_utc()) => {
+                        if let Err(e) = swept {
+                            tracing::warn!(error = %e, "the backup sweep at start failed");
+                        }
+                    }
                 }
-                Ok(())
+                ctx.every("backup-daemon", TICK, || {
+                    let daemon = daemon.clone();
+                    async move {
+                        let report = daemon.tick(time::OffsetDateTime::now_utc()).await?;
+                        if let Some(ran) = &report.ran {
+                            tracing::info!(backup = %ran.id, state = %ran.state, "backup job finished");
+                        }
+                        Ok(())
+                    }
+                })
+                .await
             })
         })
     };

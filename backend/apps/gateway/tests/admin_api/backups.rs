@@ -62,3 +62,49 @@ async fn backups_are_queued_listed_guarded_and_audited() {
     }
     assert!(!g.log().contains("backup-secret-value"));
 }
+
+#[tokio::test]
+async fn backup_records_page_past_fifty_by_an_opaque_cursor() {
+    let g = gateway(vec![], &[]).await;
+    let admin = Admin::login(&g).await;
+    let pool = g.pool().await;
+    sqlx::query(
+        "INSERT INTO backup_records (trigger, state, error_code, error_message) \
+         SELECT 'scheduled', 'failed', 'test', 'record ' || g FROM generate_series(1, 120) g",
+    )
+    .execute(&pool)
+    .await
+    .expect("records");
+
+    let first = admin.ok("/backups").await;
+    assert_eq!(first["items"].as_array().expect("items").len(), 50, "the default page is 50");
+    let mut ids = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/backups?limit=50&cursor={c}"),
+            None => "/backups?limit=50".to_owned(),
+        };
+        let page = admin.ok(&path).await;
+        pages += 1;
+        ids.extend(page["items"].as_array().expect("items").iter().map(|r| r["id"].as_i64().expect("id")));
+        match page["nextCursor"].as_str() {
+            Some(next) => {
+                assert!(next.parse::<i64>().is_err(), "the cursor is opaque, not a bare id: {next}");
+                cursor = Some(next.to_owned());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(ids.len(), 120);
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first, each record once: {ids:?}");
+
+    for bad in ["/backups?cursor=not-a-cursor!", "/backups?limit=0", "/backups?limit=201"] {
+        let answer = admin.get(bad).await;
+        assert_eq!(answer.status, 422, "{bad}: {}", answer.text);
+        let field = answer.json()["error"]["fields"][0]["field"].as_str().map(str::to_owned);
+        assert!(matches!(field.as_deref(), Some("cursor" | "limit")), "{bad}: {}", answer.text);
+    }
+}

@@ -86,3 +86,61 @@ async fn the_stream_sends_each_new_request_and_its_completion() {
     assert!(requests.iter().any(|e| e.contains("\"status\":\"completed\"")), "{text}");
     assert!(requests.iter().all(|e| e.contains("\"requestedModel\":\"gpt-5.4\"")), "{text}");
 }
+
+#[tokio::test]
+async fn the_stream_sends_backup_changes_and_removals() {
+    let g = gateway(vec![], &[]).await;
+    let admin = Admin::login(&g).await;
+    let pool = g.pool().await;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO backup_records (trigger, state, error_code, error_message) \
+         VALUES ('manual', 'failed', 'test', 'before the stream') RETURNING id",
+    )
+    .fetch_one(&pool)
+    .await
+    .expect("record");
+    let response = g
+        .client()
+        .get(format!("{}/events", admin.base))
+        .header("cookie", format!("sb_admin_session={}", admin.cookie.clone().unwrap_or_default()))
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let mut text = String::new();
+    let (mut queued, mut deleted) = (None::<i64>, false);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while tokio::time::Instant::now() < deadline {
+        let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(2), body.next()).await else { continue };
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        // after the first poll (it only notes what is there): a new record, then a deletion
+        if queued.is_none() && text.matches("event: account").count() == 0 && text.contains("event: hello") {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            let new: i64 = sqlx::query_scalar(
+                "INSERT INTO backup_records (trigger, state, error_code, error_message) \
+                 VALUES ('scheduled', 'failed', 'test', 'during the stream') RETURNING id",
+            )
+            .fetch_one(&pool)
+            .await
+            .expect("record");
+            queued = Some(new);
+        }
+        if let Some(new) = queued
+            && !deleted
+            && text.contains(&format!("\"id\":{new},"))
+        {
+            let done =
+                sqlx::query("DELETE FROM backup_records WHERE id = $1").bind(id).execute(&pool).await.expect("delete");
+            assert_eq!(done.rows_affected(), 1);
+            deleted = true;
+        }
+        if text.contains("event: backup_removed") {
+            break;
+        }
+    }
+    let new = queued.expect("a record was added");
+    assert!(text.contains("event: backup\n") && text.contains("during the stream"), "{text}");
+    assert!(!text.contains("before the stream"), "the first poll sends nothing: {text}");
+    assert!(text.contains(&format!("event: backup_removed\ndata: {{\"id\":{id}}}")), "{new}: {text}");
+}

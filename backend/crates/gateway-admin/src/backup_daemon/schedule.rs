@@ -1,10 +1,20 @@
 //! The backup schedule: a 5-field cron expression (`minute hour day-of-month month day-of-week`)
-//! with an optional time zone prefix `CRON_TZ=UTC` or `CRON_TZ=+02:00` (a fixed UTC offset).
-//! Fields take `*`, numbers, ranges `a-b`, steps `*/n` and `a-b/n`, lists `a,b`, and the names
-//! `jan`…`dec` / `sun`…`sat`; day-of-week 0 and 7 are Sunday. When both day fields are
-//! restricted a day matches either (classic cron).
+//! with an optional time zone prefix: `CRON_TZ=UTC`, `CRON_TZ=+02:00` (a fixed UTC offset) or
+//! `CRON_TZ=Europe/Berlin` (an IANA zone with its daylight-saving changes). Fields take `*`,
+//! numbers, ranges `a-b`, steps `*/n` and `a-b/n`, lists `a,b`, and the names `jan`…`dec` /
+//! `sun`…`sat`; day-of-week 0 and 7 are Sunday. When both day fields are restricted a day
+//! matches either (classic cron).
+//!
+//! Daylight saving (decision 0218): a local time the clocks skip fires once, at the instant the
+//! gap ends (`30 2 * * *` runs at 03:00 on the spring-forward day); a local time that happens
+//! twice fires at its first occurrence, and also at its second when the hour field is `*` or
+//! `*/n` (an hourly-or-more-often schedule keeps its rhythm through the repeated hour).
 
-use time::{Duration, OffsetDateTime, UtcOffset};
+mod zone;
+
+pub use zone::{CronZone, LocalInstants};
+
+use time::{Duration, OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 /// A parsed schedule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +26,8 @@ pub struct CronSchedule {
     weekdays: u64,
     days_restricted: bool,
     weekdays_restricted: bool,
-    offset: UtcOffset,
+    hours_wildcard: bool,
+    zone: CronZone,
 }
 
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -26,10 +37,10 @@ impl CronSchedule {
     /// Parses user input; the error says what is wrong in words an admin understands.
     pub fn parse(input: &str) -> Result<Self, String> {
         let mut rest = input.trim();
-        let mut offset = UtcOffset::UTC;
+        let mut zone = CronZone::Fixed(UtcOffset::UTC);
         if let Some(after) = rest.strip_prefix("CRON_TZ=") {
-            let (zone, tail) = after.split_once(char::is_whitespace).ok_or("CRON_TZ= must be followed by 5 fields")?;
-            offset = parse_offset(zone)?;
+            let (name, tail) = after.split_once(char::is_whitespace).ok_or("CRON_TZ= must be followed by 5 fields")?;
+            zone = CronZone::parse(name)?;
             rest = tail.trim_start();
         }
         let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -48,16 +59,40 @@ impl CronSchedule {
             weekdays,
             days_restricted: !day.starts_with('*'),
             weekdays_restricted: !weekday.starts_with('*'),
-            offset,
+            hours_wildcard: hour.starts_with('*'),
+            zone,
         })
     }
 
     /// The first instant strictly after `after` that the schedule fires; `None` if none within
     /// five years (for example `0 0 31 2 *`).
     pub fn next_after(&self, after: OffsetDateTime) -> Option<OffsetDateTime> {
-        let local = after.to_offset(self.offset);
-        let mut t = local.replace_second(0).ok()?.replace_nanosecond(0).ok()? + Duration::minutes(1);
-        let limit = local + Duration::days(5 * 366);
+        let local = self.zone.local(after)?;
+        // the second pass of a repeated hour ahead lies before `local` on the wall clock
+        let start = local.replace_second(0).ok()?.replace_nanosecond(0).ok()? - self.zone.fold_lookback(after)?;
+        let limit = start + Duration::days(5 * 366);
+        let earliest = |best: Option<OffsetDateTime>, at: OffsetDateTime| Some(best.map_or(at, |b| b.min(at)));
+        // Local times map to instants in order, except the second pass of a repeated hour: such
+        // a candidate is kept while later local times are looked at.
+        let mut best = None;
+        let mut t = start;
+        while let Some(candidate) = self.next_local_match(t, limit) {
+            match self.zone.instants(candidate)? {
+                LocalInstants::One(at) | LocalInstants::Gap(at) | LocalInstants::Fold(at, _) if at > after => {
+                    return earliest(best, at);
+                }
+                LocalInstants::Fold(_, second) if self.hours_wildcard && second > after => {
+                    best = earliest(best, second);
+                }
+                _ => {}
+            }
+            t = candidate + Duration::minutes(1);
+        }
+        best
+    }
+
+    /// The first local wall-clock minute at or after `t` (and not after `limit`) that matches.
+    fn next_local_match(&self, mut t: PrimitiveDateTime, limit: PrimitiveDateTime) -> Option<PrimitiveDateTime> {
         while t <= limit {
             if !bit(self.months, u8::from(t.month())) {
                 let (year, month) = if t.month() == time::Month::December {
@@ -65,12 +100,11 @@ impl CronSchedule {
                 } else {
                     (t.year(), t.month().next())
                 };
-                let date = time::Date::from_calendar_date(year, month, 1).ok()?;
-                t = date.midnight().assume_offset(self.offset);
+                t = time::Date::from_calendar_date(year, month, 1).ok()?.midnight();
                 continue;
             }
             if !self.day_matches(t) {
-                t = (t.date().next_day()?).midnight().assume_offset(self.offset);
+                t = t.date().next_day()?.midnight();
                 continue;
             }
             if !bit(self.hours, t.hour()) {
@@ -81,12 +115,12 @@ impl CronSchedule {
                 t += Duration::minutes(1);
                 continue;
             }
-            return Some(t.to_offset(UtcOffset::UTC));
+            return Some(t);
         }
         None
     }
 
-    fn day_matches(&self, t: OffsetDateTime) -> bool {
+    fn day_matches(&self, t: PrimitiveDateTime) -> bool {
         let day = bit(self.days, t.day());
         let weekday = bit(self.weekdays, t.weekday().number_days_from_sunday());
         match (self.days_restricted, self.weekdays_restricted) {
@@ -98,23 +132,6 @@ impl CronSchedule {
 
 fn bit(mask: u64, value: u8) -> bool {
     mask & (1u64 << value) != 0
-}
-
-fn parse_offset(zone: &str) -> Result<UtcOffset, String> {
-    if zone.eq_ignore_ascii_case("UTC") || zone == "Z" {
-        return Ok(UtcOffset::UTC);
-    }
-    let bad =
-        || format!("CRON_TZ={zone}: use UTC or a fixed offset such as +02:00 (zone names are not built yet, issue 21)");
-    let (sign, digits) = match zone.as_bytes().first() {
-        Some(b'+') => (1i8, &zone[1..]),
-        Some(b'-') => (-1i8, &zone[1..]),
-        _ => return Err(bad()),
-    };
-    let (h, m) = digits.split_once(':').ok_or_else(bad)?;
-    let h: i8 = h.parse().map_err(|_| bad())?;
-    let m: i8 = m.parse().map_err(|_| bad())?;
-    UtcOffset::from_hms(sign * h, sign * m, 0).map_err(|_| bad())
 }
 
 fn parse_field(field: &str, min: u8, max: u8, names: &[&str], label: &str) -> Result<u64, String> {

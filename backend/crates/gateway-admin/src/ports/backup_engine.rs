@@ -6,6 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use time::OffsetDateTime;
 
 use crate::backup::{BackupStorageSecrets, RowCounts};
 
@@ -103,6 +104,17 @@ pub trait BackupEngine: Send + Sync {
     async fn delete_object(&self, target: &BackupTarget, object_key: &str) -> Result<(), BackupFailure>;
     async fn abort_upload(&self, target: &BackupTarget, object_key: &str, upload_id: &str)
     -> Result<(), BackupFailure>;
+    /// Removes the local staging directories (`switchboard-backup-*`) that no backup of this
+    /// process is using: what a hard kill left behind. Returns the paths removed.
+    async fn sweep_staging(&self) -> Result<Vec<String>, BackupFailure>;
+    /// Aborts the incomplete multipart uploads under the target's prefix that were started
+    /// before `started_before`, except the upload ids in `keep`. Returns the aborted keys.
+    async fn abort_stale_uploads(
+        &self,
+        target: &BackupTarget,
+        started_before: OffsetDateTime,
+        keep: &[String],
+    ) -> Result<Vec<String>, BackupFailure>;
     /// A time-limited GET link for the object.
     async fn presign_download(
         &self,

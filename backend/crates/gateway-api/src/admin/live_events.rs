@@ -11,6 +11,8 @@
 //! - `ops_event` — a new ops event (same shape as the ops list items);
 //! - `request` — a usage record that started since the stream connected, when first seen and
 //!   when its status changes (same shape as the usage record list items; [`requests`]);
+//! - `backup` — a backup record (same shape as the backup list items) that appeared or changed
+//!   among the newest ten, `backup_removed` `{id}` — one was deleted ([`backups`]);
 //! - `error` `{code, message}` — one poll failed; the stream continues.
 //!
 //! Keep-alive comments every 15 s. No `Last-Event-ID` resume yet: a client reconnects and
@@ -18,6 +20,7 @@
 //! and its admin still admitted (`gateway_admin::auth::still_signed_in`, without extending the
 //! session); when not, the stream ends (a reconnect then gets 401).
 
+mod backups;
 mod requests;
 
 use std::collections::{HashMap, VecDeque};
@@ -54,6 +57,7 @@ struct LiveState {
     accounts: HashMap<i64, Value>,
     last_ops_id: i64,
     requests: requests::RequestWatch,
+    backups: backups::BackupWatch,
     pending: VecDeque<Event>,
 }
 
@@ -77,6 +81,10 @@ impl LiveState {
         }
         match self.requests.poll(self.api.ports.usage.as_ref()).await {
             Ok(records) => self.pending.extend(records.iter().map(|r| event("request", r))),
+            Err(e) => self.pending.push_back(event("error", &json!({"code": e.code(), "message": e.public_message()}))),
+        }
+        match self.backups.poll(self.api.ports.backups.as_ref()).await {
+            Ok(changes) => self.pending.extend(changes.iter().map(|(name, data)| event(name, data))),
             Err(e) => self.pending.push_back(event("error", &json!({"code": e.code(), "message": e.public_message()}))),
         }
     }
@@ -165,7 +173,7 @@ impl LiveState {
 /// The live stream (`text/event-stream`); see the module documentation for the events.
 #[utoipa::path(get, path = "/api/admin/events", tag = "live",
     responses(
-        (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, error", content_type = "text/event-stream"),
+        (status = 200, description = "Server-Sent Events: hello, config_revision, resync, account, account_removed, ops_event, request, backup, backup_removed, error", content_type = "text/event-stream"),
         (status = "4XX", body = ErrorBody)))]
 pub async fn events(
     State(api): State<AdminApi>,
@@ -180,8 +188,18 @@ pub async fn events(
     let mut pending = VecDeque::new();
     pending.push_back(event("hello", &json!({"configRevision": revision.0})));
     let requests = requests::RequestWatch::new(OffsetDateTime::now_utc());
-    let state =
-        LiveState { api, principal, subscription, tick, accounts: HashMap::new(), last_ops_id, requests, pending };
+    let backups = backups::BackupWatch::default();
+    let state = LiveState {
+        api,
+        principal,
+        subscription,
+        tick,
+        accounts: HashMap::new(),
+        last_ops_id,
+        requests,
+        backups,
+        pending,
+    };
     let stream = futures_util::stream::unfold(state, LiveState::next_event);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

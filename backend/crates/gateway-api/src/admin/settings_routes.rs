@@ -242,7 +242,7 @@ pub struct BackupSettingsBody {
     pub secret_access_key: Option<String>,
     #[serde(default)]
     pub clear_credentials: bool,
-    /// 5-field cron expression (minute hour day-of-month month day-of-week), optionally prefixed with `CRON_TZ=UTC` or `CRON_TZ=+02:00`.
+    /// 5-field cron expression (minute hour day-of-month month day-of-week), optionally prefixed with a time zone: `CRON_TZ=Europe/Berlin` (IANA, daylight saving followed), `CRON_TZ=UTC` or `CRON_TZ=+02:00`.
     pub schedule_cron: Option<String>,
     #[schema(minimum = 1)]
     pub retention_count: Option<u32>,

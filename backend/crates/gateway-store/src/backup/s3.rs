@@ -228,3 +228,44 @@ pub(crate) async fn presign(target: &BackupTarget, key: &str, ttl: Duration) -> 
         .map_err(|e| s3_failure("presign", aws_sdk_s3::error::DisplayErrorContext(e)))?;
     Ok(request.uri().to_owned())
 }
+
+/// Aborts the incomplete multipart uploads under `prefix` started before `before` (by the
+/// server's clock), except the upload ids in `keep`; returns the aborted keys.
+pub(crate) async fn abort_stale(
+    target: &BackupTarget,
+    prefix: &str,
+    before: time::OffsetDateTime,
+    keep: &[String],
+) -> Result<Vec<String>, BackupFailure> {
+    let client = client(target);
+    let cutoff = before.unix_timestamp();
+    let mut aborted = Vec::new();
+    let (mut key_marker, mut upload_marker) = (None::<String>, None::<String>);
+    loop {
+        let listed = client
+            .list_multipart_uploads()
+            .bucket(&target.bucket)
+            .prefix(prefix)
+            .set_key_marker(key_marker.take())
+            .set_upload_id_marker(upload_marker.take())
+            .send()
+            .await
+            .map_err(|e| s3_failure("listing incomplete uploads", aws_sdk_s3::error::DisplayErrorContext(e)))?;
+        for upload in listed.uploads() {
+            let (Some(key), Some(id)) = (upload.key(), upload.upload_id()) else { continue };
+            let stale = upload.initiated().is_some_and(|at| at.secs() < cutoff);
+            if stale && !keep.iter().any(|k| k == id) {
+                abort(&client, &target.bucket, key, id).await?;
+                aborted.push(key.to_owned());
+            }
+        }
+        if !listed.is_truncated().unwrap_or(false) {
+            return Ok(aborted);
+        }
+        key_marker = listed.next_key_marker().map(str::to_owned);
+        upload_marker = listed.next_upload_id_marker().map(str::to_owned);
+        if key_marker.is_none() {
+            return Ok(aborted);
+        }
+    }
+}

@@ -20,6 +20,10 @@ pub enum RestoreMode<'a> {
 #[async_trait]
 pub(crate) trait DumpSource: Send + Sync {
     fn extension(&self) -> &'static str;
+    /// Where this source makes its staging directories, if it makes any.
+    fn staging_parent(&self) -> Option<&std::path::Path> {
+        None
+    }
     async fn preflight(&self) -> Result<(), BackupFailure>;
     /// Writes a consistent dump into the upload; returns the rows per table it holds.
     async fn dump(&self, upload: &mut MultipartUpload<'_>) -> Result<RowCounts, BackupFailure>;

@@ -89,6 +89,10 @@ impl DumpSource for SqliteSource {
         "sqlite"
     }
 
+    fn staging_parent(&self) -> Option<&Path> {
+        Some(&self.staging_parent)
+    }
+
     async fn preflight(&self) -> Result<(), BackupFailure> {
         Ok(())
     }

@@ -54,6 +54,12 @@ impl Bucket {
         Ok(listed.uploads().iter().filter_map(|u| u.key().map(str::to_owned)).collect())
     }
 
+    /// Starts a multipart upload and leaves it open, as a killed job does; returns its id.
+    pub async fn leave_upload_open(&self, key: &str) -> anyhow::Result<String> {
+        let created = self.client.create_multipart_upload().bucket(&self.name).key(key).send().await?;
+        Ok(created.upload_id().expect("upload id").to_owned())
+    }
+
     /// Replaces an object's bytes (to prove verification notices).
     pub async fn overwrite(&self, key: &str, body: &'static [u8]) -> anyhow::Result<()> {
         self.client.put_object().bucket(&self.name).key(key).body(body.to_vec().into()).send().await?;

@@ -60,3 +60,32 @@ pub async fn only_one_backup_job_is_active_at_a_time(h: impl Harness) -> anyhow:
     assert_eq!(store.get_backup(next.id).await.map_err(|e| e.kind()).err(), Some(StorageErrorKind::NotFound));
     h.finish().await
 }
+
+pub async fn backup_records_page_newest_first_by_id(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        let record = store.enqueue_backup(BackupTrigger::Manual, None).await?;
+        let failed = BackupProgress::Failed { error_code: "test".into(), error_message: format!("job {n}") };
+        store.advance_backup(record.id, failed, now()).await?;
+        ids.push(record.id);
+    }
+    ids.reverse();
+    // pages of 2 by the last id seen: every record once, newest first
+    let mut seen = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.list_backups(before, 2).await?;
+        assert!(page.len() <= 2);
+        let Some(last) = page.last() else { break };
+        before = Some(last.id);
+        seen.extend(page.iter().map(|r| r.id));
+    }
+    assert_eq!(seen, ids);
+    // the position is an id, not an offset: deleting a record already shown moves nothing
+    store.advance_backup(ids[1], BackupProgress::Deleting, now()).await?;
+    store.delete_backup_record(ids[1]).await?;
+    let after_second = store.list_backups(Some(ids[1]), 2).await?;
+    assert_eq!(after_second.iter().map(|r| r.id).collect::<Vec<_>>(), ids[2..4]);
+    h.finish().await
+}
