@@ -10,6 +10,7 @@ mod crash_recovery;
 mod drain;
 mod failover;
 mod grok;
+mod grok_history;
 mod identity;
 mod invariants;
 mod metrics;
