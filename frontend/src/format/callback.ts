@@ -23,6 +23,17 @@ export function stateOf(authorizeUrl: string): string | null {
   }
 }
 
+/** The loopback address the provider redirects to after sign-in (`redirect_uri` of the
+ * authorize URL): the page that is expected to fail to load. */
+export function callbackAddress(authorizeUrl: string): { host: string; example: string } | null {
+  try {
+    const redirect = new URL(new URL(authorizeUrl).searchParams.get('redirect_uri') ?? '')
+    return { host: redirect.host, example: `${redirect.origin}${redirect.pathname}?code=…&state=…` }
+  } catch {
+    return null
+  }
+}
+
 export function parseCallback(input: string, expectedState: string | null = null): ParsedCallback {
   const text = input.trim()
   if (!text) return EMPTY

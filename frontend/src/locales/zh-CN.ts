@@ -29,7 +29,7 @@ const zhCN: typeof en = {
   chart: { tab: { requests: '请求', tokens: 'Token', cost: '费用', latency: '延迟', errors: '错误' }, p99: '显示 p99', viewTable: '以表格查看', viewChart: '以图表查看', csv: 'CSV', png: 'PNG', time: '时间', aria: '图表：{title}' },
   quota: { window: { weekly: '每周', days: '{n} 天', hours: '{n} 小时', minutes: '{n} 分钟', other: '窗口' }, used: '已用 {pct}%', remaining: '剩余 {pct}%', usedText: '{label}：已用百分之 {pct}', remainingText: '{label}：剩余百分之 {pct}', resetsIn: '重置于', resetDue: '即将重置', nextReset: '下次重置于', unknown: '尚无额度读数', observed: '读取于 {when}' },
   accountState: { normal: '正常', quota_exhausted: '额度耗尽', rate_limited: '被限流', disabled: '已停用', error: '错误', until: '直到' },
-  provider: { openai: 'OpenAI', xai: 'xAI', xaiAccounts: 'xAI（Grok）账号' },
+  provider: { openai: 'OpenAI', xai: 'xAI' },
   strategy: {
     smart: { name: '智能', how: '按剩余额度、负载和权重加权选择。' },
     quota_reset_priority: { name: '优先即将重置', how: '优先使用额度最早重置的账号。' },
@@ -53,13 +53,13 @@ const zhCN: typeof en = {
   oauth: {
     steps: '步骤', step1: '生成链接', step2: '登录', step3: '粘贴地址', generate: '生成登录链接', open: '打开', link: '登录链接', expiresIn: '链接过期于', expired: '链接已过期。', regenerate: '生成新链接',
     expectFailure: '登录后，浏览器会停在一个无法加载的 {host} 页面。这是正常的：请复制地址栏中的完整地址并粘贴到下方。',
-    pasteLabel: '失败页面的地址（或其查询字符串，或代码）', pastePlaceholder: 'http://localhost:1455/auth/callback?code=…&state=…',
+    pasteLabel: '失败页面的地址（或其查询字符串，或代码）',
     codeFound: '已找到 code', codeMissing: '粘贴的内容中没有 code', stateOk: 'state 与本次登录一致', stateMismatch: 'state 不一致：此地址属于另一次登录', stateUnknown: '没有 state（将由服务器检查）', consentError: '登录被拒绝：{error}',
     complete: '添加账号', created: '账号已添加。', reauthorized: '账号已重新授权，调度设置和分组保持不变。', updated: '账号已更新。', reauthorize: '重新授权只替换此账号的凭据，调度设置和分组保持不变。',
     error: { oauth_flow_not_found: '此次登录已过期或已被使用，请生成新链接。', oauth_expired: '登录已过期，请生成新链接。', invalid_callback: '粘贴的地址中没有 code 或 state，请复制完整的地址栏内容。', oauth_denied: '登录在 OpenAI 处被拒绝。', oauth_rejected: 'OpenAI 拒绝了该代码。请生成新链接重试，并允许离线访问。', upstream_unavailable: '无法连接 OpenAI，请稍后重试。', oauth_account_mismatch: '你登录的账号与正在重新授权的账号不同。', oauth_flow_not_owned: '此次登录由另一位管理员发起。' },
   },
   device: { start: '获取设备码', instructions: '打开验证页面并输入此代码：', code: '设备码', url: '验证地址', open: '打开验证页面', expiresIn: '代码过期于', waiting: '等待批准，每 {n} 秒检查一次…', denied: '登录被拒绝。', expired: '代码已过期。', restart: '重新开始', notEnabled: '此提供方未启用设备登录。' },
-  import: { help: '粘贴 Codex auth.json、Switchboard 导出包、CLIProxyAPI 文件，或每行一个刷新令牌。', accessOnly: '仅含访问令牌的行无法续期：令牌过期后账号即停止。', content: '凭据', preview: '预览', commit: '导入', action: '动作', result: '新建 {created} 个，更新 {updated} 个。', keepsFacts: '导入从不更改调度设置或分组。' },
+  import: { helpXai: '粘贴 Grok CLI 的 auth.json（~/.grok/auth.json）、Switchboard 导出包，或令牌对象（访问令牌与刷新令牌）。', apiKeysRefused: '不接受 xAI API 密钥：只有 SuperGrok 或 X Premium+ 账号的 OAuth 令牌可用。', help: '粘贴 Codex auth.json、Switchboard 导出包、CLIProxyAPI 文件，或每行一个刷新令牌。', accessOnly: '仅含访问令牌的行无法续期：令牌过期后账号即停止。', content: '凭据', preview: '预览', commit: '导入', action: '动作', result: '新建 {created} 个，更新 {updated} 个。', keepsFacts: '导入从不更改调度设置或分组。' },
   groups: { create: '新建分组', none: '还没有分组。', emptyTitle: '还没有分组', scopeNote: '分组把密钥限定到部分账号。没有分组的密钥可以使用全部账号。', name: '名称', description: '描述', status: '状态', enabled: '已启用', disabled: '已停用', members: '成员', keys: '密钥', updated: '更新时间', saved: '已保存 {name}。', disableTitle: '停用 {name}？', deleteTitle: '删除 {name}？', impact: '有 {keys} 个密钥使用此分组；其中 {empty} 个将没有可用账号并拒绝请求。', boundToKeys: '此分组仍绑定了密钥：请先修改它们的范围。' },
   proxy: {
     title: '出口代理', edit: '代理', current: '当前：', direct: '无（直连）', inherited: '未单独设置（可能使用分组的代理）', withCredentials: '含凭据', unreadable: '无法解密：请重新设置',

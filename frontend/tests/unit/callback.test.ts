@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCallback, stateOf } from '@/format/callback'
+import { callbackAddress, parseCallback, stateOf } from '@/format/callback'
 
 const authorize = 'https://auth.openai.com/oauth/authorize?response_type=code&client_id=app&state=st-123&code_challenge=x'
 
@@ -25,5 +25,12 @@ describe('OAuth paste-back parsing', () => {
     expect(parseCallback('http://localhost:1455/auth/callback?error=access_denied&state=st-123', 'st-123')).toMatchObject({ code: null, error: 'access_denied' })
     expect(parseCallback('http://localhost:1455/auth/callback?state=st-123', 'st-123').code).toBeNull()
     expect(parseCallback('', 'st-123').callbackUrl).toBeNull()
+  })
+  it('names the loopback page each provider redirects to', () => {
+    const xai = 'https://auth.x.ai/oauth2/authorize?redirect_uri=http%3A%2F%2F127.0.0.1%3A56121%2Fcallback&state=s'
+    expect(callbackAddress(xai)).toEqual({ host: '127.0.0.1:56121', example: 'http://127.0.0.1:56121/callback?code=…&state=…' })
+    expect(callbackAddress('https://auth.openai.com/oauth/authorize?redirect_uri=http://localhost:1455/auth/callback')?.host).toBe('localhost:1455')
+    expect(callbackAddress(authorize)).toBeNull()
+    expect(callbackAddress('not a url')).toBeNull()
   })
 })

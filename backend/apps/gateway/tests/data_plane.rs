@@ -11,6 +11,7 @@ mod drain;
 mod egress_proxies;
 mod failover;
 mod grok;
+mod grok_history;
 mod identity;
 mod invariants;
 mod metrics;

@@ -1,7 +1,9 @@
 //! Accounting: usage and cost of a request from a model × service-tier price table.
 //!
 //! Subscription accounts are not billed per token; the cost recorded is what the same usage
-//! would cost at API list prices, so admins can compare keys and set budgets in dollars.
+//! would cost at API list prices, so admins can compare keys and set budgets in dollars. When
+//! the upstream prices the call itself (xAI's `usage.cost_in_usd_ticks`, 1 tick = 1e-10 USD,
+//! PROTOCOL H.4), a non-zero figure wins over the table.
 
 use std::collections::HashMap;
 
@@ -20,8 +22,13 @@ pub struct Price {
 #[derive(Debug, Clone)]
 pub struct PriceTable {
     models: HashMap<String, Price>,
+    /// Models whose every price doubles from this many input tokens on (xAI's long context).
+    long_context: HashMap<String, u64>,
     fallback: Price,
 }
+
+/// xAI doubles every price of a call with at least this many input tokens (PROTOCOL H.4).
+pub const XAI_LONG_CONTEXT_INPUT_TOKENS: u64 = 200_000;
 
 impl Default for PriceTable {
     /// List prices of the Codex-served models as published for the API (USD per 1M tokens).
@@ -52,7 +59,12 @@ impl Default for PriceTable {
         {
             models.insert(model.to_owned(), grok_4_3);
         }
-        Self { models, fallback: gpt5 }
+        let long_context = models
+            .keys()
+            .filter(|model| model.starts_with("grok-"))
+            .map(|model| (model.clone(), XAI_LONG_CONTEXT_INPUT_TOKENS))
+            .collect();
+        Self { models, long_context, fallback: gpt5 }
     }
 }
 
@@ -72,9 +84,25 @@ impl PriceTable {
         let usd_per_million = uncached * price.input
             + usage.cached_input_tokens as f64 * price.cached_input
             + usage.output_tokens as f64 * price.output;
-        let nano = usd_per_million * Self::tier_factor(tier) * 1_000.0; // 1e9 nano / 1e6 tokens
+        let long = self.long_context.get(model).is_some_and(|from| usage.input_tokens >= *from);
+        let factor = Self::tier_factor(tier) * if long { 2.0 } else { 1.0 };
+        let nano = usd_per_million * factor * 1_000.0; // 1e9 nano / 1e6 tokens
         NanoUsd(nano.round() as i64)
     }
+
+    /// The cost of a response's usage: the upstream's own non-zero price when it gave one
+    /// (taken as billed: no tier factor), else the table's.
+    pub fn charge(&self, model: &str, tier: Option<&str>, usage: &Usage) -> NanoUsd {
+        match usage.cost_in_usd_ticks.filter(|ticks| *ticks > 0) {
+            Some(ticks) => ticks_to_nano(ticks),
+            None => self.cost(model, tier, &token_usage(usage)),
+        }
+    }
+}
+
+/// 1 tick = 1e-10 USD = 0.1 nano-USD, rounded half up.
+pub fn ticks_to_nano(ticks: u64) -> NanoUsd {
+    NanoUsd(i64::try_from(ticks.saturating_add(5) / 10).unwrap_or(i64::MAX))
 }
 
 /// The stored usage of a Responses usage object.

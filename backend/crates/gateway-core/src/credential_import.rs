@@ -10,6 +10,8 @@
 use std::fmt;
 
 use async_trait::async_trait;
+use secrecy::{ExposeSecret, SecretString};
+use sha2::{Digest, Sha256};
 
 use crate::domain::{AccountProfile, CredentialDocument, CredentialFacts, ProviderData, ProviderKind};
 
@@ -35,6 +37,30 @@ impl fmt::Debug for RefreshSeed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("RefreshSeed([REDACTED])")
     }
+}
+
+impl RefreshSeed {
+    /// The seed of a refresh-only entry: `{"refresh_token": …}`, read back only by
+    /// [`refresh_token`](Self::refresh_token).
+    pub fn from_refresh_token(token: &SecretString) -> Self {
+        Self(CredentialDocument::from_value(&serde_json::json!({"refresh_token": token.expose_secret()})))
+    }
+
+    /// The refresh token of a seed made by [`from_refresh_token`](Self::from_refresh_token).
+    pub fn refresh_token(&self) -> Option<SecretString> {
+        let value: serde_json::Value = serde_json::from_str(self.0.expose_json()).ok()?;
+        value.get("refresh_token")?.as_str().map(|t| SecretString::from(t.to_owned()))
+    }
+}
+
+/// The stable id of a credential without identity: `unverified-` and 16 hex digits of the
+/// SHA-256 of its refresh token (else its access token), so importing the same file twice
+/// updates one account.
+pub fn unverified_external_id(refresh_token: Option<&SecretString>, access_token: &SecretString) -> String {
+    let token = refresh_token.unwrap_or(access_token);
+    let digest = Sha256::digest(token.expose_secret().as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("unverified-{hex}")
 }
 
 /// What one entry of the input holds.

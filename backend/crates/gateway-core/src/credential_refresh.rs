@@ -36,7 +36,7 @@ use crate::ports::{CredentialStore, SnapshotSource, StorageError};
 use crate::snapshot::SnapshotHolder;
 
 pub use held_writes::{HeldWrite, HeldWrites};
-pub use renewer::{CredentialRenewer, RenewFailure, RenewedCredential};
+pub use renewer::{CredentialRenewer, RenewFailure, RenewedCredential, TokenRefreshError};
 pub use worker::RefreshRunReport;
 
 /// Why a refresh is asked for.

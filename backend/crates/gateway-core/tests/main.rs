@@ -13,4 +13,5 @@ mod request_recovery;
 mod selection;
 mod snapshot;
 mod telemetry;
+mod token_refresh_error;
 mod trace_context;

@@ -14,6 +14,10 @@ pub struct Usage {
     pub input_tokens_details: CachedTokens,
     #[serde(default, alias = "completion_tokens_details", deserialize_with = "reasoning")]
     pub output_tokens_details: ReasoningTokens,
+    /// xAI's own price of the call, in ticks of 1e-10 USD (PROTOCOL H.4); `None` when absent or
+    /// not a non-negative integer.
+    #[serde(default, deserialize_with = "ticks", skip_serializing_if = "Option::is_none")]
+    pub cost_in_usd_ticks: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +39,11 @@ fn cached<'de, D: serde::Deserializer<'de>>(d: D) -> Result<CachedTokens, D::Err
 
 fn reasoning<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ReasoningTokens, D::Error> {
     Ok(Option::<ReasoningTokens>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A bad `cost_in_usd_ticks` is ignored, never a reason to lose the token counts.
+fn ticks<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(Option::<serde_json::Value>::deserialize(d)?.and_then(|v| v.as_u64()))
 }
 
 impl Usage {

@@ -2,7 +2,7 @@
 //! request) and the event sequence each upstream flavor streams for it.
 
 use base64::Engine;
-use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 use crate::ids::filler_bytes;
@@ -74,6 +74,8 @@ pub struct TurnSpec {
     pub usage: Usage,
     /// xAI `ping` / `response.doom_loop_check` events.
     pub xai_extras: bool,
+    /// xAI: the account the reasoning ciphertext is sealed to (only it can replay it).
+    pub cipher_owner: Option<String>,
 }
 
 impl TurnSpec {
@@ -140,6 +142,7 @@ impl TurnSpec {
             tool: if prewarm { None } else { tool },
             end: if prewarm { End::Completed } else { end },
             xai_extras: flavor == Flavor::Xai && directive.xai_extras.unwrap_or(true) && !prewarm,
+            cipher_owner: None,
             usage: Usage {
                 input,
                 output,
@@ -263,7 +266,10 @@ impl TurnSpec {
                 item
             }
             Flavor::Xai => {
-                let ciphertext = STANDARD_NO_PAD.encode(filler_bytes(96));
+                let ciphertext = match &self.cipher_owner {
+                    Some(account) => crate::xai::reasoning::ciphertext(account),
+                    None => crate::xai::reasoning::unowned_ciphertext(),
+                };
                 events.push(
                     "response.output_item.added",
                     json!({"output_index": index, "item": {"id": id, "type": "reasoning", "summary": [], "content": [], "status": "in_progress"}}),

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod chat;
+pub mod reasoning;
 pub mod responses;
 pub mod signing;
 

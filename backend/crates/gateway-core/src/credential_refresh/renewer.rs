@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
+use crate::credential_import::ExchangeFailure;
 use crate::domain::{CredentialDocument, CredentialState, ProviderKind};
 
 /// A rotated credential, not yet stored.
@@ -12,6 +13,54 @@ use crate::domain::{CredentialDocument, CredentialState, ProviderKind};
 pub struct RenewedCredential {
     pub document: CredentialDocument,
     pub access_token_expires_at: Option<OffsetDateTime>,
+}
+
+impl RenewedCredential {
+    /// `expires_at` in Unix seconds, as credential documents keep it.
+    pub fn expiring_at(document: CredentialDocument, expires_at: Option<i64>) -> Self {
+        Self { document, access_token_expires_at: expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok()) }
+    }
+}
+
+/// How a provider's refresh-token grant failed: the same three outcomes for every OAuth
+/// provider, turned into what the refresher ([`RenewFailure`]) and the import exchange
+/// ([`ExchangeFailure`]) need by one mapping each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenRefreshError {
+    /// The refresh token can never work again; `code` is the stable reason.
+    #[error("refresh refused permanently: {code}")]
+    Permanent { code: String },
+    /// Network, timeout, 5xx, malformed answer: keep the credential and try later.
+    #[error("refresh failed for now: {0}")]
+    Transient(String),
+    /// The credential has no refresh token.
+    #[error("the credential has no refresh token")]
+    NoRefreshToken,
+}
+
+impl TokenRefreshError {
+    /// As the refresher sees it; `state_of` names the terminal state of a permanent refusal's
+    /// code (`banned` for a deactivated account, else `invalid`).
+    pub fn into_renew_failure(self, state_of: impl FnOnce(&str) -> CredentialState) -> RenewFailure {
+        match self {
+            Self::Permanent { code } => RenewFailure::Permanent { state: state_of(&code), reason: code },
+            Self::Transient(message) => RenewFailure::Transient(message),
+            Self::NoRefreshToken => RenewFailure::NoRefreshToken,
+        }
+    }
+}
+
+impl From<TokenRefreshError> for ExchangeFailure {
+    /// The import report's code: the permanent reason, else `upstream_unavailable` or
+    /// `no_refresh_token` (never a message that could carry a token).
+    fn from(error: TokenRefreshError) -> Self {
+        let code = match error {
+            TokenRefreshError::Permanent { code } => code,
+            TokenRefreshError::Transient(_) => "upstream_unavailable".to_owned(),
+            TokenRefreshError::NoRefreshToken => "no_refresh_token".to_owned(),
+        };
+        Self { code }
+    }
 }
 
 /// Why a renewal failed.

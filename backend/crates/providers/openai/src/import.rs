@@ -15,12 +15,13 @@
 //! Identity comes only from token claims; a credential without them is imported as
 //! `unverified`.
 
+use gateway_core::credential_refresh::TokenRefreshError;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
 use crate::claims::Identity;
 use crate::credential::OpenAiCredential;
-use crate::refresh::{RefreshError, Refresher};
+use crate::refresh::Refresher;
 
 /// One decoded credential, ready to store.
 #[derive(Debug, Clone)]
@@ -99,7 +100,7 @@ pub async fn exchange(
     refresh_token: &SecretString,
     refresher: &Refresher,
     now_unix: i64,
-) -> Result<DecodedCredential, RefreshError> {
+) -> Result<DecodedCredential, TokenRefreshError> {
     let seed = OpenAiCredential {
         access_token: SecretString::from(String::new()),
         refresh_token: Some(refresh_token.clone()),

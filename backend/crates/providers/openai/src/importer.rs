@@ -3,19 +3,16 @@
 use async_trait::async_trait;
 use gateway_core::credential_import::{
     CandidateContent, CredentialImporter, ExchangeFailure, ImportCandidate, ImportFailure, ImportedCredential,
-    RefreshSeed,
+    RefreshSeed, unverified_external_id,
 };
 use gateway_core::domain::{
     AccountProfile, CredentialDocument, CredentialFacts, CredentialState, ProviderData, ProviderKind,
 };
-use secrecy::{ExposeSecret, SecretString};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
 use crate::import::{ParsedEntry, bundle_entry, exchange, parse};
 use crate::provider::OpenAiProvider;
-use crate::refresh::RefreshError;
 
 /// Refresh this long before the access token expires (the refresh worker uses the runtime
 /// setting; this is the first schedule written at import).
@@ -35,21 +32,19 @@ impl CredentialImporter for OpenAiProvider {
                 entry,
                 content: match parsed {
                     ParsedEntry::Ready(decoded) => CandidateContent::Ready(Box::new(imported(decoded.credential))),
-                    ParsedEntry::RefreshOnly(token) => CandidateContent::NeedsExchange(seed(&token)),
+                    ParsedEntry::RefreshOnly(token) => {
+                        CandidateContent::NeedsExchange(RefreshSeed::from_refresh_token(&token))
+                    }
                 },
             })
             .collect())
     }
 
     async fn exchange(&self, seed: RefreshSeed) -> Result<ImportedCredential, ExchangeFailure> {
-        let token = seed_token(&seed).ok_or_else(|| ExchangeFailure { code: "malformed_seed".to_owned() })?;
+        let token = seed.refresh_token().ok_or_else(|| ExchangeFailure { code: "malformed_seed".to_owned() })?;
         let now = OffsetDateTime::now_utc();
-        match exchange(&token, self.refresher(), now.unix_timestamp()).await {
-            Ok(decoded) => Ok(imported(decoded.credential)),
-            Err(RefreshError::Permanent { code }) => Err(ExchangeFailure { code }),
-            Err(RefreshError::Transient(_)) => Err(ExchangeFailure { code: "upstream_unavailable".to_owned() }),
-            Err(RefreshError::NoRefreshToken) => Err(ExchangeFailure { code: "no_refresh_token".to_owned() }),
-        }
+        let decoded = exchange(&token, self.refresher(), now.unix_timestamp()).await.map_err(ExchangeFailure::from)?;
+        Ok(imported(decoded.credential))
     }
 
     fn export_entry(
@@ -60,17 +55,6 @@ impl CredentialImporter for OpenAiProvider {
         let credential = OpenAiCredential::decode(document).map_err(|e| ImportFailure(e.to_string()))?;
         Ok(bundle_entry(&credential, profile.email.as_deref()))
     }
-}
-
-/// The seed document of a refresh-only entry: `{"refresh_token": …}` (read back only by
-/// [`seed_token`]).
-fn seed(token: &SecretString) -> RefreshSeed {
-    RefreshSeed(CredentialDocument::from_value(&serde_json::json!({"refresh_token": token.expose_secret()})))
-}
-
-fn seed_token(seed: &RefreshSeed) -> Option<SecretString> {
-    let value: serde_json::Value = serde_json::from_str(seed.0.expose_json()).ok()?;
-    value.get("refresh_token")?.as_str().map(|t| SecretString::from(t.to_owned()))
 }
 
 /// A credential ready to store: identity and expiry from its claims; without identity claims it
@@ -85,7 +69,7 @@ pub(crate) fn imported(credential: OpenAiCredential) -> ImportedCredential {
         None => {
             facts.state = CredentialState::Unverified;
             facts.reason = Some("no_identity_claims".to_owned());
-            unverified_id(&credential)
+            unverified_external_id(credential.refresh_token.as_ref(), &credential.access_token)
         }
     };
     ImportedCredential {
@@ -95,13 +79,4 @@ pub(crate) fn imported(credential: OpenAiCredential) -> ImportedCredential {
         facts,
         provider_data: ProviderData::default(),
     }
-}
-
-/// A stable id for a credential without identity claims: a digest of its refresh (or access)
-/// token, so the same file imported twice updates one account.
-fn unverified_id(credential: &OpenAiCredential) -> String {
-    let token = credential.refresh_token.as_ref().unwrap_or(&credential.access_token);
-    let digest = Sha256::digest(token.expose_secret().as_bytes());
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("unverified-{hex}")
 }

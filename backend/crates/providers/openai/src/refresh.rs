@@ -3,6 +3,7 @@
 //! Refresh tokens rotate and are single-use: the caller must persist the returned credential
 //! before using it, and must never retry with the spent token.
 
+use gateway_core::credential_refresh::TokenRefreshError;
 use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
@@ -17,19 +18,6 @@ use crate::request_profile::ProfileHolder;
 /// Codes that end a credential at once (PROTOCOL §A.4).
 pub const TERMINAL_CODES: &[&str] =
     &["refresh_token_expired", "refresh_token_reused", "refresh_token_invalidated", "invalid_grant"];
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RefreshError {
-    /// The refresh token can never work again; `code` is the stable reason.
-    #[error("refresh refused permanently: {code}")]
-    Permanent { code: String },
-    /// Network, timeout, 5xx, malformed answer: keep the credential and try later.
-    #[error("refresh failed for now: {0}")]
-    Transient(String),
-    /// The credential has no refresh token.
-    #[error("the credential has no refresh token")]
-    NoRefreshToken,
-}
 
 #[derive(Deserialize)]
 struct TokenAnswer {
@@ -58,25 +46,29 @@ impl Refresher {
 
     /// Exchanges the refresh token; returns the rotated credential (tokens the answer left out
     /// are kept).
-    pub async fn refresh(&self, current: &OpenAiCredential, now_unix: i64) -> Result<OpenAiCredential, RefreshError> {
-        let refresh_token = current.refresh_token.as_ref().ok_or(RefreshError::NoRefreshToken)?;
+    pub async fn refresh(
+        &self,
+        current: &OpenAiCredential,
+        now_unix: i64,
+    ) -> Result<OpenAiCredential, TokenRefreshError> {
+        let refresh_token = current.refresh_token.as_ref().ok_or(TokenRefreshError::NoRefreshToken)?;
         let body = serde_json::json!({
             "client_id": self.client_id,
             "grant_type": "refresh_token",
             "refresh_token": refresh_token.expose_secret(),
         });
         let request = HttpRequest::post(&self.token_url)
-            .map_err(|_| RefreshError::Transient("the token endpoint is not a URL".to_owned()))?;
+            .map_err(|_| TokenRefreshError::Transient("the token endpoint is not a URL".to_owned()))?;
         let request = self.profile.current().identify(request).json(&body);
         let fetched = match self.client.fetch(request, None, self.timeout, 256 * 1024).await {
             Err(gateway_transport::FetchError::Timeout) => {
-                return Err(RefreshError::Transient("the token endpoint did not answer in time".to_owned()));
+                return Err(TokenRefreshError::Transient("the token endpoint did not answer in time".to_owned()));
             }
             Err(gateway_transport::FetchError::Send(_)) => {
-                return Err(RefreshError::Transient("the token endpoint is unreachable".to_owned()));
+                return Err(TokenRefreshError::Transient("the token endpoint is unreachable".to_owned()));
             }
             Err(gateway_transport::FetchError::Body(_)) => {
-                return Err(RefreshError::Transient("the token answer broke".to_owned()));
+                return Err(TokenRefreshError::Transient("the token answer broke".to_owned()));
             }
             Ok(fetched) => fetched,
         };
@@ -84,18 +76,18 @@ impl Refresher {
         if !(200..300).contains(&status) {
             let code = error_code(&bytes);
             return Err(match code {
-                Some(code) if TERMINAL_CODES.contains(&code.as_str()) => RefreshError::Permanent { code },
+                Some(code) if TERMINAL_CODES.contains(&code.as_str()) => TokenRefreshError::Permanent { code },
                 _ if status == 401 => {
-                    RefreshError::Permanent { code: code.unwrap_or_else(|| "unauthorized".to_owned()) }
+                    TokenRefreshError::Permanent { code: code.unwrap_or_else(|| "unauthorized".to_owned()) }
                 }
-                Some(code) => RefreshError::Transient(format!("token endpoint {status} {code}")),
-                None => RefreshError::Transient(format!("token endpoint {status}")),
+                Some(code) => TokenRefreshError::Transient(format!("token endpoint {status} {code}")),
+                None => TokenRefreshError::Transient(format!("token endpoint {status}")),
             });
         }
-        let answer: TokenAnswer =
-            serde_json::from_slice(&bytes).map_err(|_| RefreshError::Transient("malformed token answer".to_owned()))?;
+        let answer: TokenAnswer = serde_json::from_slice(&bytes)
+            .map_err(|_| TokenRefreshError::Transient("malformed token answer".to_owned()))?;
         let Some(access_token) = answer.access_token.filter(|t| !t.is_empty()) else {
-            return Err(RefreshError::Transient("the token answer has no access token".to_owned()));
+            return Err(TokenRefreshError::Transient("the token answer has no access token".to_owned()));
         };
         let mut next = current.clone();
         next.access_token = SecretString::from(access_token);

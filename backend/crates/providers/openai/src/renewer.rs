@@ -7,7 +7,7 @@ use gateway_core::domain::{CredentialDocument, CredentialState, ProviderKind};
 use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
-use crate::refresh::{RefreshError, Refresher};
+use crate::refresh::Refresher;
 
 /// The refusal that means the account itself is banned, not only its token.
 const DEACTIVATED: &str = "account_deactivated";
@@ -31,17 +31,11 @@ impl CredentialRenewer for OpenAiRenewer {
     async fn renew(&self, current: &CredentialDocument) -> Result<RenewedCredential, RenewFailure> {
         let credential = OpenAiCredential::decode(current).map_err(|_| RenewFailure::Malformed)?;
         let now = OffsetDateTime::now_utc();
-        match self.refresher.refresh(&credential, now.unix_timestamp()).await {
-            Ok(next) => Ok(RenewedCredential {
-                access_token_expires_at: next.expires_at.and_then(|e| OffsetDateTime::from_unix_timestamp(e).ok()),
-                document: next.encode(),
-            }),
-            Err(RefreshError::Permanent { code }) => {
-                let state = if code == DEACTIVATED { CredentialState::Banned } else { CredentialState::Invalid };
-                Err(RenewFailure::Permanent { state, reason: code })
-            }
-            Err(RefreshError::Transient(message)) => Err(RenewFailure::Transient(message)),
-            Err(RefreshError::NoRefreshToken) => Err(RenewFailure::NoRefreshToken),
-        }
+        let next = self.refresher.refresh(&credential, now.unix_timestamp()).await.map_err(|error| {
+            error.into_renew_failure(|code| {
+                if code == DEACTIVATED { CredentialState::Banned } else { CredentialState::Invalid }
+            })
+        })?;
+        Ok(RenewedCredential::expiring_at(next.encode(), next.expires_at))
     }
 }

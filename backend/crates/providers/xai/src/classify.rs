@@ -120,6 +120,21 @@ pub fn classify(status: u16, body: &[u8], retry_after: Option<i64>, now: OffsetD
     failure.with_status(status)
 }
 
+/// xAI could not decrypt a reasoning ciphertext of the input (PROTOCOL H.5): 400
+/// `invalid_encrypted_content`, or a message about `encrypted_content` that could not be
+/// decrypted, verified or was modified, or an undecodable compaction blob.
+pub fn is_reasoning_decode_failure(status: u16, body: &[u8]) -> bool {
+    if status != 400 {
+        return false;
+    }
+    let parsed = ErrorBody::parse(body);
+    let lowered = parsed.lowered();
+    parsed.has_code(&["invalid_encrypted_content"])
+        || (lowered.contains("encrypted_content")
+            && ["decrypt", "verif", "modified"].iter().any(|w| lowered.contains(w)))
+        || lowered.contains("could not decode the compaction blob")
+}
+
 fn is_quota(parsed: &ErrorBody, lowered: &str) -> bool {
     parsed.has_code(ACCOUNT_QUOTA) || parsed.has_code(FREE_QUOTA) || QUOTA_PHRASES.iter().any(|p| lowered.contains(p))
 }

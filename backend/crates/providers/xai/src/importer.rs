@@ -4,19 +4,17 @@
 use async_trait::async_trait;
 use gateway_core::credential_import::{
     CandidateContent, CredentialImporter, ExchangeFailure, ImportCandidate, ImportFailure, ImportedCredential,
-    RefreshSeed,
+    RefreshSeed, unverified_external_id,
 };
 use gateway_core::domain::{
     AccountProfile, CredentialDocument, CredentialFacts, CredentialState, ProviderData, ProviderKind,
 };
-use secrecy::{ExposeSecret, SecretString};
-use sha2::{Digest, Sha256};
+use secrecy::SecretString;
 use time::OffsetDateTime;
 
 use crate::credential::XaiCredential;
 use crate::import::{ParsedEntry, bundle_entry, parse};
 use crate::provider::XaiProvider;
-use crate::refresh::RefreshError;
 
 /// The first refresh is scheduled this long before the access token expires.
 const FIRST_REFRESH_MARGIN: time::Duration = time::Duration::minutes(5);
@@ -35,14 +33,16 @@ impl CredentialImporter for XaiProvider {
                 entry,
                 content: match parsed {
                     ParsedEntry::Ready(credential) => CandidateContent::Ready(Box::new(imported(*credential))),
-                    ParsedEntry::RefreshOnly(token) => CandidateContent::NeedsExchange(seed(&token)),
+                    ParsedEntry::RefreshOnly(token) => {
+                        CandidateContent::NeedsExchange(RefreshSeed::from_refresh_token(&token))
+                    }
                 },
             })
             .collect())
     }
 
     async fn exchange(&self, seed: RefreshSeed) -> Result<ImportedCredential, ExchangeFailure> {
-        let token = seed_token(&seed).ok_or_else(|| ExchangeFailure { code: "malformed_seed".to_owned() })?;
+        let token = seed.refresh_token().ok_or_else(|| ExchangeFailure { code: "malformed_seed".to_owned() })?;
         let empty = XaiCredential {
             access_token: SecretString::from(String::from("-")),
             refresh_token: Some(token),
@@ -52,8 +52,8 @@ impl CredentialImporter for XaiProvider {
             team_id: None,
         };
         let now = OffsetDateTime::now_utc().unix_timestamp();
-        let mut fresh = self.refresher().refresh(&empty, now).await.map_err(exchange_failure)?;
-        let info = self.refresher().userinfo(&fresh.access_token).await.map_err(exchange_failure)?;
+        let mut fresh = self.refresher().refresh(&empty, now).await.map_err(ExchangeFailure::from)?;
+        let info = self.refresher().userinfo(&fresh.access_token).await.map_err(ExchangeFailure::from)?;
         fresh.user_id = Some(info.sub);
         fresh.email = info.email;
         Ok(imported(fresh))
@@ -69,25 +69,6 @@ impl CredentialImporter for XaiProvider {
     }
 }
 
-fn exchange_failure(error: RefreshError) -> ExchangeFailure {
-    ExchangeFailure {
-        code: match error {
-            RefreshError::Permanent { code } => code,
-            RefreshError::Transient(_) => "upstream_unavailable".to_owned(),
-            RefreshError::NoRefreshToken => "no_refresh_token".to_owned(),
-        },
-    }
-}
-
-fn seed(token: &SecretString) -> RefreshSeed {
-    RefreshSeed(CredentialDocument::from_value(&serde_json::json!({"refresh_token": token.expose_secret()})))
-}
-
-fn seed_token(seed: &RefreshSeed) -> Option<SecretString> {
-    let value: serde_json::Value = serde_json::from_str(seed.0.expose_json()).ok()?;
-    value.get("refresh_token")?.as_str().map(|t| SecretString::from(t.to_owned()))
-}
-
 /// A credential ready to store, identified by its user id (the OIDC `sub`); without one it is
 /// stored `unverified` under a digest-based id.
 pub(crate) fn imported(credential: XaiCredential) -> ImportedCredential {
@@ -98,7 +79,7 @@ pub(crate) fn imported(credential: XaiCredential) -> ImportedCredential {
         None => {
             facts.state = CredentialState::Unverified;
             facts.reason = Some("no_identity".to_owned());
-            unverified_id(&credential)
+            unverified_external_id(credential.refresh_token.as_ref(), &credential.access_token)
         }
     };
     ImportedCredential {
@@ -108,11 +89,4 @@ pub(crate) fn imported(credential: XaiCredential) -> ImportedCredential {
         facts,
         provider_data: ProviderData::default(),
     }
-}
-
-fn unverified_id(credential: &XaiCredential) -> String {
-    let token = credential.refresh_token.as_ref().unwrap_or(&credential.access_token);
-    let digest = Sha256::digest(token.expose_secret().as_bytes());
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("unverified-{hex}")
 }

@@ -9,7 +9,9 @@
 //! - not byte-transparent by design: the body is edited (PROTOCOL H.3) and the stream
 //!   re-synthesised (H.4); account fingerprints (UUIDs) in upstream messages are replaced by a
 //!   placeholder before they can reach a client;
-//! - one `execute` uses one credential and prepares one cold stream: no hidden retry;
+//! - one `execute` uses one credential and prepares one cold stream; its one resend is the
+//!   history without reasoning ciphertext after xAI could not decrypt it (PROTOCOL H.5,
+//!   decision 0277), on the same account, before anything reached the client;
 //! - every upstream URL passes the shared SSRF guard (`gateway_transport::upstream_url`);
 //! - the network only through gateway-transport; never depends on another provider crate.
 
@@ -26,6 +28,7 @@ pub mod models;
 pub mod oauth;
 pub mod oauth_device;
 pub mod provider;
+pub mod reasoning;
 pub mod refresh;
 pub mod renewer;
 pub mod request;

@@ -4,6 +4,7 @@
 //! Refresh tokens may rotate; an answer without one keeps the old one. The refresh answer's
 //! `id_token` is discarded. The caller (the core refresher) stores the result before use.
 
+use gateway_core::credential_refresh::TokenRefreshError;
 use std::time::Duration;
 
 use gateway_transport::{FetchError, HttpClient, HttpRequest};
@@ -18,16 +19,6 @@ use crate::version_check::ClientVersion;
 /// Codes that end a refresh token at once.
 pub const TERMINAL_CODES: &[&str] = &["invalid_grant", "invalid_client", "unauthorized_client"];
 const MAX_ANSWER: usize = 256 * 1024;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RefreshError {
-    #[error("refresh refused permanently: {code}")]
-    Permanent { code: String },
-    #[error("refresh failed for now: {0}")]
-    Transient(String),
-    #[error("the credential has no refresh token")]
-    NoRefreshToken,
-}
 
 /// A token endpoint's success answer.
 #[derive(Deserialize)]
@@ -113,16 +104,16 @@ impl Refresher {
         serde_json::from_slice(&fetched.body).map_err(|_| unavailable("malformed token answer"))
     }
 
-    async fn token_request(&self, form: &[(&str, &str)]) -> Result<TokenAnswer, RefreshError> {
+    async fn token_request(&self, form: &[(&str, &str)]) -> Result<TokenAnswer, TokenRefreshError> {
         self.post_token(None, form).await.map_err(|refusal| match refusal.code {
-            Some(code) if TERMINAL_CODES.contains(&code.as_str()) => RefreshError::Permanent { code },
-            _ => RefreshError::Transient(refusal.message),
+            Some(code) if TERMINAL_CODES.contains(&code.as_str()) => TokenRefreshError::Permanent { code },
+            _ => TokenRefreshError::Transient(refusal.message),
         })
     }
 
     /// Exchanges the refresh token; returns the rotated credential.
-    pub async fn refresh(&self, current: &XaiCredential, now_unix: i64) -> Result<XaiCredential, RefreshError> {
-        let refresh_token = current.refresh_token.as_ref().ok_or(RefreshError::NoRefreshToken)?;
+    pub async fn refresh(&self, current: &XaiCredential, now_unix: i64) -> Result<XaiCredential, TokenRefreshError> {
+        let refresh_token = current.refresh_token.as_ref().ok_or(TokenRefreshError::NoRefreshToken)?;
         let answer = self
             .token_request(&[
                 ("grant_type", "refresh_token"),
@@ -133,7 +124,7 @@ impl Refresher {
         let access = answer
             .access_token
             .filter(|t| !t.is_empty())
-            .ok_or_else(|| RefreshError::Transient("the token answer has no access token".to_owned()))?;
+            .ok_or_else(|| TokenRefreshError::Transient("the token answer has no access token".to_owned()))?;
         let mut next = current.clone();
         next.access_token = SecretString::from(access);
         if let Some(rt) = answer.refresh_token.filter(|t| !t.is_empty()) {
@@ -144,32 +135,32 @@ impl Refresher {
     }
 
     /// `GET {issuer}/oauth2/userinfo` with the access token.
-    pub async fn userinfo(&self, access_token: &SecretString) -> Result<UserInfo, RefreshError> {
+    pub async fn userinfo(&self, access_token: &SecretString) -> Result<UserInfo, TokenRefreshError> {
         let bearer = HeaderValue::from_str(&format!("Bearer {}", access_token.expose_secret()))
-            .map_err(|_| RefreshError::Permanent { code: "malformed_access_token".to_owned() })?;
+            .map_err(|_| TokenRefreshError::Permanent { code: "malformed_access_token".to_owned() })?;
         let request = HttpRequest::get(&self.userinfo_url)
-            .map_err(|_| RefreshError::Transient("the userinfo endpoint is not a URL".to_owned()))?
+            .map_err(|_| TokenRefreshError::Transient("the userinfo endpoint is not a URL".to_owned()))?
             .header(http::header::AUTHORIZATION, bearer);
         let fetched = self.http.fetch(request, None, self.timeout, MAX_ANSWER).await.map_err(transient)?;
         if fetched.status == 401 || fetched.status == 403 {
-            return Err(RefreshError::Permanent { code: "userinfo_unauthorized".to_owned() });
+            return Err(TokenRefreshError::Permanent { code: "userinfo_unauthorized".to_owned() });
         }
         if fetched.status != 200 {
-            return Err(RefreshError::Transient(format!("userinfo {}", fetched.status)));
+            return Err(TokenRefreshError::Transient(format!("userinfo {}", fetched.status)));
         }
         let value: Value = serde_json::from_slice(&fetched.body)
-            .map_err(|_| RefreshError::Transient("malformed userinfo answer".to_owned()))?;
+            .map_err(|_| TokenRefreshError::Transient("malformed userinfo answer".to_owned()))?;
         let sub = value
             .get("sub")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| RefreshError::Transient("userinfo has no sub".to_owned()))?;
+            .ok_or_else(|| TokenRefreshError::Transient("userinfo has no sub".to_owned()))?;
         Ok(UserInfo { sub: sub.to_owned(), email: value.get("email").and_then(Value::as_str).map(str::to_owned) })
     }
 }
 
-fn transient(error: FetchError) -> RefreshError {
-    RefreshError::Transient(match error {
+fn transient(error: FetchError) -> TokenRefreshError {
+    TokenRefreshError::Transient(match error {
         FetchError::Timeout => "the token endpoint did not answer in time".to_owned(),
         FetchError::Send(_) => "the token endpoint is unreachable".to_owned(),
         FetchError::Body(_) => "the token answer broke".to_owned(),

@@ -249,10 +249,15 @@ fn edit_tools(map: &mut Map<String, Value>) {
     }
 }
 
-/// Message items: role `model` → `assistant`; Grok-internal keys removed.
+/// Message items: role `model` → `assistant`; Grok-internal keys removed. Reasoning items:
+/// only what xAI can take (`reasoning.rs`).
 fn edit_input(map: &mut Map<String, Value>) {
     let Some(Value::Array(items)) = map.get_mut("input") else { return };
     for item in items.iter_mut() {
+        if item.get("type").and_then(Value::as_str) == Some("reasoning") {
+            crate::reasoning::normalize(item);
+            continue;
+        }
         let Some(object) = item.as_object_mut() else { continue };
         if object.get("role").and_then(Value::as_str) == Some("model") {
             object.insert("role".to_owned(), json!("assistant"));

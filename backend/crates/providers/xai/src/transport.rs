@@ -12,10 +12,11 @@ use gateway_protocol::{ApiError, ErrorCode, SseFramer};
 use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
 use time::OffsetDateTime;
 
-use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
+use crate::classify::{MAX_ERROR_BODY, classify, classify_transport, is_reasoning_decode_failure};
 use crate::credential::XaiCredential;
 use crate::events::{Translated, Translator};
 use crate::headers::{self, CallHeaders};
+use crate::reasoning::strip_ciphertext;
 use crate::request::{self, NormalizationError};
 use crate::version_check::ClientVersion;
 
@@ -45,7 +46,9 @@ impl Transport {
         &self.version
     }
 
-    /// Sends `call` as `upstream_model` and returns at the response headers.
+    /// Sends `call` as `upstream_model` and returns at the response headers. A history whose
+    /// reasoning ciphertext xAI cannot decrypt (another account's) is sent once more without it
+    /// (PROTOCOL H.5), on the same account and credential.
     pub async fn send(
         &self,
         call: &UpstreamCall<'_>,
@@ -55,32 +58,66 @@ impl Transport {
         let scope = call.client_key.0.to_string();
         let prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
         let version = self.version.current();
+        let started = Instant::now();
+        let head =
+            Head { call, credential, model: upstream_model, session: prepared.session.as_deref(), version: &version };
+        let mut answer = self.post(&head, prepared.body.clone()).await?;
+        if let Answer::Refused { status, body, .. } = &answer
+            && is_reasoning_decode_failure(*status, body)
+            && let Some(stripped) = strip_ciphertext(&prepared.body)
+        {
+            tracing::info!("xAI could not decrypt reasoning of the history; sending it once more without ciphertext");
+            answer = self.post(&head, stripped).await?;
+        }
+        let response = match answer {
+            Answer::Stream(response) => response,
+            Answer::Refused { status, body, retry_after } => {
+                let failure = classify(status, &body, retry_after, OffsetDateTime::now_utc());
+                if failure.class == FailureClass::ClientVersionRejected {
+                    tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
+                    self.version.request_check();
+                }
+                return Err(failure);
+            }
+        };
+        Ok(UpstreamReply {
+            frames: frames(response, self.stream_idle_timeout),
+            quota: None,
+            served_model: Some(upstream_model.to_owned()),
+            forward_headers: Vec::new(),
+            connect_time: None,
+            headers_time: started.elapsed(),
+            transport: gateway_core::domain::Transport::Http,
+        })
+    }
+
+    /// One POST of `body` with the inference headers (a fresh `x-grok-req-id` each time).
+    async fn post(&self, head: &Head<'_, '_>, body: Vec<u8>) -> Result<Answer, AttemptFailure> {
         let attempt_id = uuid::Uuid::new_v4().to_string();
-        let request_id = call.request.to_string();
+        let request_id = head.call.request.to_string();
         let call_headers = CallHeaders {
-            client_version: &version,
-            model: upstream_model,
+            client_version: head.version,
+            model: head.model,
             request_id: &request_id,
             attempt_id: &attempt_id,
             agent_id: &self.agent_id,
-            session: prepared.session.as_deref(),
+            session: head.session,
         };
-        let headers = headers::inference(credential, &call_headers).map_err(|_| {
+        let headers = headers::inference(head.credential, &call_headers).map_err(|_| {
             AttemptFailure::new(
                 FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
                 SendState::NotSent,
                 "the stored access token is not a valid header value",
             )
         })?;
-        let started = Instant::now();
         let request = HttpRequest {
             method: http::Method::POST,
             uri: self.responses_url.clone(),
             headers,
-            body: Body::from_parts([bytes::Bytes::from(prepared.body)]),
+            body: Body::from_parts([bytes::Bytes::from(body)]),
         };
-        let proxy = crate::egress::proxy_of(call.account)?;
-        let response = match tokio::time::timeout(call.header_timeout, self.http.send(request, proxy.as_ref())).await {
+        let proxy = crate::egress::proxy_of(head.call.account)?;
+        let response = match tokio::time::timeout(head.call.header_timeout, self.http.send(request, proxy.as_ref())).await {
             Err(_) => {
                 return Err(AttemptFailure::new(
                     FailureClass::Ambiguous,
@@ -91,34 +128,34 @@ impl Transport {
             Ok(Err(error)) => return Err(classify_transport(&error)),
             Ok(Ok(response)) => response,
         };
-        let headers_time = started.elapsed();
         let status = response.status.as_u16();
-        if status != 200 {
-            let retry_after = response
-                .headers
-                .get(http::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<i64>().ok());
-            let body = tokio::time::timeout(Duration::from_secs(10), response.prefix(MAX_ERROR_BODY))
-                .await
-                .unwrap_or_default();
-            let failure = classify(status, &body, retry_after, OffsetDateTime::now_utc());
-            if failure.class == FailureClass::ClientVersionRejected {
-                tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
-                self.version.request_check();
-            }
-            return Err(failure);
+        if status == 200 {
+            return Ok(Answer::Stream(response));
         }
-        Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout),
-            quota: None,
-            served_model: Some(upstream_model.to_owned()),
-            forward_headers: Vec::new(),
-            connect_time: None,
-            headers_time,
-            transport: gateway_core::domain::Transport::Http,
-        })
+        let retry_after = response
+            .headers
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<i64>().ok());
+        let body =
+            tokio::time::timeout(Duration::from_secs(10), response.prefix(MAX_ERROR_BODY)).await.unwrap_or_default();
+        Ok(Answer::Refused { status, body, retry_after })
     }
+}
+
+/// What one call needs for its headers.
+struct Head<'a, 'c> {
+    call: &'a UpstreamCall<'c>,
+    credential: &'a XaiCredential,
+    model: &'a str,
+    session: Option<&'a str>,
+    version: &'a str,
+}
+
+/// The upstream's answer at its headers.
+enum Answer {
+    Stream(HttpResponse),
+    Refused { status: u16, body: Vec<u8>, retry_after: Option<i64> },
 }
 
 /// A body the proxy cannot take: the client's fault, nothing sent, no account touched.

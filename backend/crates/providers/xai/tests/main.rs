@@ -7,4 +7,5 @@ mod classify;
 mod events;
 mod import;
 mod oauth;
+mod reasoning;
 mod request;

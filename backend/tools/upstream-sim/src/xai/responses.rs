@@ -1,6 +1,8 @@
 //! `POST {xai}/v1/responses` (PROTOCOL H.12 item 1): SSE when `stream: true`, else the JSON
 //! response object. `store` defaults to true; stored responses serve `previous_response_id`
 //! (which also inherits the earlier request's `sim:` directive) and `GET /v1/responses/{id}`.
+//! Reasoning ciphertext in the input must be the calling account's own (`reasoning.rs`), else
+//! 400 `invalid_encrypted_content`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,7 +19,7 @@ use crate::state::{SimState, StoredResponse};
 use crate::stream::{Delivery, sse_body, sse_response};
 use crate::template::Ids;
 use crate::turn::{Flavor, TurnSpec};
-use crate::xai::{answer_headers, authorize, catalog, gate, quota_error, scripted_error, xai_error};
+use crate::xai::{answer_headers, authorize, catalog, gate, quota_error, reasoning, scripted_error, xai_error};
 
 pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Response {
     let received = match Received::read(request).await {
@@ -56,6 +58,16 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
             }
         },
     };
+    if let Some(item) = reasoning::undecryptable_item(&body, &account.id) {
+        return xai_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_encrypted_content",
+            &format!(
+                "Could not decrypt the encrypted_content of reasoning item {item}: it was produced for another team or modified."
+            ),
+            headers,
+        );
+    }
     let mut directive = inherited.overlay(&own);
     if let Some(queued) = state.pop_script(&account.id) {
         directive = directive.overlay(&queued);
@@ -79,7 +91,8 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
     let store = body.get("store").and_then(Value::as_bool).unwrap_or(true);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let tool_output = tool_output_after_last_user(&body);
-    let spec = TurnSpec::resolve(Flavor::Xai, model, store, &directive, tool_output.as_deref(), false);
+    let mut spec = TurnSpec::resolve(Flavor::Xai, model, store, &directive, tool_output.as_deref(), false);
+    spec.cipher_owner = Some(account.id.clone());
     let template = state.turns.get_or_build(&spec, || spec.build());
     let ids = Ids::fresh();
     if store {

@@ -225,3 +225,54 @@ async fn websocket_upgrade_is_refused_with_405() {
     assert_eq!(response.status(), 405);
     sim.shutdown().await;
 }
+
+/// The reasoning item of a non-stream answer to `tokens`' account.
+async fn reasoning_item(sim: &upstream_sim::SimHandle, tokens: &upstream_sim::TokenSet) -> Value {
+    let body: Value = xai_request(sim, tokens, "/responses")
+        .json(&json!({"model": "grok-4.5", "input": "sim: reasoning=1 text='first'", "store": false}))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    body["output"].as_array().expect("output").iter().find(|i| i["type"] == "reasoning").expect("reasoning").clone()
+}
+
+#[tokio::test]
+async fn reasoning_ciphertext_replays_only_on_the_account_that_made_it() {
+    let (sim, tokens) = sim_with_xai("supergrok").await;
+    let other = sim.add_account(upstream_sim::AccountSpec::xai("grok-other")).expect("second account");
+    let item = reasoning_item(&sim, &tokens).await;
+    let ciphertext = item["encrypted_content"].as_str().expect("ciphertext").to_owned();
+    let turn = |item: Value| {
+        json!({"model": "grok-4.5", "store": false, "input": [
+            {"type": "message", "role": "user", "content": "q1"},
+            item,
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "first"}]},
+            {"type": "message", "role": "user", "content": "q2"},
+        ]})
+    };
+    let own = xai_request(&sim, &tokens, "/responses").json(&turn(item.clone())).send().await.expect("request");
+    assert_eq!(own.status(), 200, "the same account decrypts its own reasoning");
+    let mut padded = item.clone();
+    padded["encrypted_content"] = json!(format!("{ciphertext}{}", "=".repeat((4 - ciphertext.len() % 4) % 4)));
+    let own = xai_request(&sim, &tokens, "/responses").json(&turn(padded)).send().await.expect("request");
+    assert_eq!(own.status(), 200, "padding does not matter");
+
+    let foreign = xai_request(&sim, &other, "/responses").json(&turn(item.clone())).send().await.expect("request");
+    assert_eq!(foreign.status(), 400, "another account cannot decrypt it");
+    let body: Value = foreign.json().await.expect("json");
+    assert_eq!(body["code"], "invalid_encrypted_content");
+    assert!(body["error"].as_str().expect("message").contains("encrypted_content"), "{body}");
+    let mut fernet = item.clone();
+    fernet["encrypted_content"] = json!("gAAAAABfakefernettokenfromanothervendor");
+    let other_vendor = xai_request(&sim, &tokens, "/responses").json(&turn(fernet)).send().await.expect("request");
+    assert_eq!(other_vendor.status(), 400, "another vendor's ciphertext is refused");
+
+    let mut bare = item;
+    bare.as_object_mut().expect("object").remove("encrypted_content");
+    let stripped = xai_request(&sim, &other, "/responses").json(&turn(bare)).send().await.expect("request");
+    assert_eq!(stripped.status(), 200, "an item without ciphertext is taken by any account");
+    sim.shutdown().await;
+}

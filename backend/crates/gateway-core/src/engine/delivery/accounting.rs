@@ -48,7 +48,7 @@ impl Accounting {
         let usage = facts.usage.as_ref().map(token_usage);
         let model = self.model(facts);
         let tier = self.tier(facts);
-        let cost = usage.as_ref().map(|u| self.prices.cost(&model, tier.as_deref(), u));
+        let cost = facts.usage.as_ref().map(|u| self.prices.charge(&model, tier.as_deref(), u));
         let outcome = Outcome {
             http_status: Some(200),
             error_code: error_code
