@@ -117,17 +117,18 @@ impl Transport {
             body: Body::from_parts([bytes::Bytes::from(body)]),
         };
         let proxy = crate::egress::proxy_of(head.call.account)?;
-        let response = match tokio::time::timeout(head.call.header_timeout, self.http.send(request, proxy.as_ref())).await {
-            Err(_) => {
-                return Err(AttemptFailure::new(
-                    FailureClass::Ambiguous,
-                    SendState::Ambiguous,
-                    "no upstream answer before the header timeout",
-                ));
-            }
-            Ok(Err(error)) => return Err(classify_transport(&error)),
-            Ok(Ok(response)) => response,
-        };
+        let response =
+            match tokio::time::timeout(head.call.header_timeout, self.http.send(request, proxy.as_ref())).await {
+                Err(_) => {
+                    return Err(AttemptFailure::new(
+                        FailureClass::Ambiguous,
+                        SendState::Ambiguous,
+                        "no upstream answer before the header timeout",
+                    ));
+                }
+                Ok(Err(error)) => return Err(classify_transport(&error)),
+                Ok(Ok(response)) => response,
+            };
         let status = response.status.as_u16();
         if status == 200 {
             return Ok(Answer::Stream(response));
