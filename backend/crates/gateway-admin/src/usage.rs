@@ -81,6 +81,15 @@ impl RequestDetail {
     }
 }
 
+/// Requests started in a window that have finished, and how many of those failed: two counts
+/// the store computes without reading rows into the process (the error-rate rule reads them on
+/// every evaluation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutcomeCounts {
+    pub finished: u64,
+    pub failed: u64,
+}
+
 /// Counters and latency percentiles of a set of requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -40,7 +40,7 @@ pub(crate) mod sealing;
 mod settings_mutations;
 mod snapshot;
 mod store_error;
-mod usage_queries;
+pub(crate) mod usage_queries;
 mod usage_rows;
 
 use std::sync::Arc;

@@ -86,6 +86,7 @@ macro_rules! storage_contract_suite {
             a_large_batch_writes_every_row_with_its_own_values,
             // UsageQueries
             usage_totals_groups_and_trends_agree,
+            outcome_counts_count_finished_and_failed_requests_of_a_window,
             request_lists_page_newest_first_and_details_carry_attempts,
             // OpsEventLog
             dangling_references_are_kept_in_details_instead_of_failing_the_batch,

@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use crate::alert_settings::AlertRule;
 use crate::backup::{BackupId, BackupRecord, BackupState, BackupTrigger};
 use crate::ports::{AccountDirectory, AlertSettings, BackupJobs, StorageError, UsageQueries};
-use crate::usage::{UsageFilter, UsageTotals};
+use crate::usage::OutcomeCounts;
 
 /// Scheduled backups looked at to find the last finished one.
 const BACKUPS_LOOKED_AT: u32 = 20;
@@ -42,12 +42,12 @@ pub fn exhausted_providers(accounts: &[AccountRecord], now: OffsetDateTime) -> V
 
 /// The share of failed requests (percent) among those that finished in the window, when it is
 /// above the rule's threshold and at least `min_requests` finished.
-pub fn error_rate_above(totals: &UsageTotals, rule: &AlertRule) -> Option<f64> {
-    let finished = totals.completed + totals.failed + totals.incomplete + totals.cancelled;
+pub fn error_rate_above(counts: &OutcomeCounts, rule: &AlertRule) -> Option<f64> {
+    let finished = counts.finished;
     if finished == 0 || finished < u64::from(rule.min_requests) {
         return None;
     }
-    let share = totals.failed as f64 * 100.0 / finished as f64;
+    let share = counts.failed as f64 * 100.0 / finished as f64;
     (share > rule.threshold_percent).then_some(share)
 }
 
@@ -116,9 +116,8 @@ impl RuleEvaluator {
         let error_rate = rule(AlertKind::ErrorRate);
         if error_rate.enabled {
             let window = Duration::from_secs(u64::from(error_rate.window_seconds));
-            let filter = UsageFilter { from: Some(now - window), to: Some(now), ..UsageFilter::default() };
-            let totals = self.sources.usage.usage_totals(&filter).await?;
-            if let Some(share) = error_rate_above(&totals, &error_rate) {
+            let counts = self.sources.usage.outcome_counts(now - window, now).await?;
+            if let Some(share) = error_rate_above(&counts, &error_rate) {
                 let message = format!(
                     "{share:.1} % of the requests of the last {} s failed (threshold {} %)",
                     error_rate.window_seconds, error_rate.threshold_percent

@@ -7,8 +7,8 @@ use gateway_core::domain::{AccountId, RequestId};
 use gateway_core::ports::StorageError;
 
 use crate::usage::{
-    BucketWidth, CalendarStarts, RequestCursor, RequestDetail, RequestSummary, UsageBucket, UsageDimension,
-    UsageFilter, UsageGroup, UsageTotals,
+    BucketWidth, CalendarStarts, OutcomeCounts, RequestCursor, RequestDetail, RequestSummary, UsageBucket,
+    UsageDimension, UsageFilter, UsageGroup, UsageTotals,
 };
 
 #[async_trait]
@@ -22,6 +22,8 @@ pub trait UsageQueries: Send + Sync {
     ) -> Result<Vec<RequestSummary>, StorageError>;
     async fn request_detail(&self, id: RequestId) -> Result<RequestDetail, StorageError>;
     async fn usage_totals(&self, filter: &UsageFilter) -> Result<UsageTotals, StorageError>;
+    /// The requests started in `[from, to)` that are no longer running, and those that failed.
+    async fn outcome_counts(&self, from: OffsetDateTime, to: OffsetDateTime) -> Result<OutcomeCounts, StorageError>;
     /// Groups by `by`, most requests first, at most `limit`.
     async fn usage_groups(
         &self,

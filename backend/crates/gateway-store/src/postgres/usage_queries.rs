@@ -7,8 +7,8 @@ use time::OffsetDateTime;
 
 use gateway_admin::ports::UsageQueries;
 use gateway_admin::usage::{
-    BucketWidth, CalendarStarts, RequestCursor, RequestDetail, RequestSummary, UsageBucket, UsageDimension,
-    UsageFilter, UsageGroup, UsageTotals,
+    BucketWidth, CalendarStarts, OutcomeCounts, RequestCursor, RequestDetail, RequestSummary, UsageBucket,
+    UsageDimension, UsageFilter, UsageGroup, UsageTotals,
 };
 use gateway_core::domain::{AccountId, RequestId};
 use gateway_core::ports::StorageError;
@@ -46,6 +46,11 @@ fn bucket_sql(width: BucketWidth) -> &'static str {
     }
 }
 
+/// Counts of the finished requests started in a window, and of the failed ones (an index range
+/// on `(status, started_at)`; no row leaves the database).
+pub(crate) const OUTCOME_COUNTS: &str = "SELECT count(*), count(*) FILTER (WHERE status = 'failed') \
+     FROM model_requests WHERE status <> 'running' AND started_at >= $1 AND started_at < $2";
+
 #[async_trait]
 impl UsageQueries for PgStore {
     async fn list_requests(
@@ -78,6 +83,12 @@ impl UsageQueries for PgStore {
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("request", id))?;
         detail_from_row(&row)
+    }
+
+    async fn outcome_counts(&self, from: OffsetDateTime, to: OffsetDateTime) -> Result<OutcomeCounts, StorageError> {
+        let (finished, failed): (i64, i64) =
+            sqlx::query_as(OUTCOME_COUNTS).bind(from).bind(to).fetch_one(self.pool()).await.map_err(storage_error)?;
+        Ok(OutcomeCounts { finished: finished.max(0) as u64, failed: failed.max(0) as u64 })
     }
 
     async fn usage_totals(&self, filter: &UsageFilter) -> Result<UsageTotals, StorageError> {

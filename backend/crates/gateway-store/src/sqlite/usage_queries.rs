@@ -15,13 +15,14 @@ use time::{Date, OffsetDateTime, Time};
 
 use gateway_admin::ports::UsageQueries;
 use gateway_admin::usage::{
-    BucketWidth, CalendarStarts, RequestCursor, RequestDetail, RequestSummary, UsageBucket, UsageDimension,
-    UsageFilter, UsageGroup, UsageTotals,
+    BucketWidth, CalendarStarts, OutcomeCounts, RequestCursor, RequestDetail, RequestSummary, UsageBucket,
+    UsageDimension, UsageFilter, UsageGroup, UsageTotals,
 };
 use gateway_core::domain::{AccountId, RequestId};
 use gateway_core::ports::{ConstraintKind, StorageError};
 
 use crate::postgres::column_values::int8;
+use crate::postgres::usage_queries::OUTCOME_COUNTS;
 use crate::rows::usage::{detail_from_row, summary_from_row};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
@@ -109,6 +110,16 @@ impl UsageQueries for SqliteStore {
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("request", id))?;
         detail_from_row(&row)
+    }
+
+    async fn outcome_counts(&self, from: OffsetDateTime, to: OffsetDateTime) -> Result<OutcomeCounts, StorageError> {
+        let (finished, failed): (i64, i64) = sqlx::query_as(OUTCOME_COUNTS)
+            .bind(micros(from))
+            .bind(micros(to))
+            .fetch_one(self.reader())
+            .await
+            .map_err(storage_error)?;
+        Ok(OutcomeCounts { finished: finished.max(0) as u64, failed: failed.max(0) as u64 })
     }
 
     async fn usage_totals(&self, filter: &UsageFilter) -> Result<UsageTotals, StorageError> {

@@ -130,3 +130,33 @@ pub async fn request_lists_page_newest_first_and_details_carry_attempts(h: impl 
     assert_eq!(missing.kind(), gateway_core::ports::StorageErrorKind::NotFound);
     h.finish().await
 }
+
+/// The error-rate rule's counts: finished requests started in `[from, to)` and the failed ones
+/// among them; running rows and rows outside the window do not count.
+pub async fn outcome_counts_count_finished_and_failed_requests_of_a_window(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    // Minutes 0, 10, 20, 30 and 40: completed, failed, failed (a refusal), running, completed.
+    let starts: Vec<RequestStart> = (0..5).map(|i| start(100 + i as u128, i * 10)).collect();
+    store.record_starts(&starts).await?;
+    let mut updates = Vec::new();
+    for (i, status) in [
+        (0, RequestStatus::Completed),
+        (1, RequestStatus::Failed),
+        (2, RequestStatus::Failed),
+        (4, RequestStatus::Completed),
+    ] {
+        let mut u = RequestUpdate::new(starts[i].id, status, SendState::Sent);
+        u.finished_at = Some(starts[i].started_at + time::Duration::seconds(1));
+        updates.push(u);
+    }
+    store.record_updates(&updates).await?;
+
+    let at = |minute: i64| datetime!(2026-03-10 10:00 UTC) + time::Duration::minutes(minute);
+    let all = store.outcome_counts(at(0), at(60)).await?;
+    assert_eq!((all.finished, all.failed), (4, 2), "the running request is not counted");
+    let window = store.outcome_counts(at(10), at(40)).await?;
+    assert_eq!((window.finished, window.failed), (2, 2), "from is inclusive, to exclusive");
+    let empty = store.outcome_counts(at(100), at(200)).await?;
+    assert_eq!((empty.finished, empty.failed), (0, 0));
+    Ok(())
+}
