@@ -82,11 +82,13 @@ async fn the_version_gate_is_a_client_version_error_that_blames_no_account() {
     let error: Value = refused.json().await.expect("json");
     assert_eq!(error["error"]["code"], json!("client_version_rejected"), "{error}");
     assert_eq!(error["error"]["type"], json!("server_error"), "not the client's fault: {error}");
-    // npm now publishes 9.1.0: the next 426 wakes the version check (its period is a day).
+    // npm now publishes 9.1.0. The check the first 426 woke runs beside the requests and may
+    // read npm only now: then this request is served; otherwise it meets a 426 that wakes the
+    // check again. Either way the account must not be cooled down.
     gateway.sim.update_settings(gated("9.0.0", "9.1.0"));
-    let refused = gateway.responses(json!({"model": "grok-4.5", "input": "hi", "stream": true})).await;
-    assert_eq!(refused.status(), 502);
-    // The 426 woke the version check (its period is a day), which moved to 9.1.0 ...
+    let second = gateway.responses(json!({"model": "grok-4.5", "input": "hi", "stream": true})).await;
+    assert!(matches!(second.status().as_u16(), 502 | 200), "refused for the version or served: {}", second.status());
+    // A 426 woke the version check (its period is a day), which moved to 9.1.0 ...
     test_support::wait_until("the version check", std::time::Duration::from_secs(10), || async {
         gateway.log().contains("Grok CLI version moved forward").then_some(())
     })
