@@ -41,6 +41,8 @@ pub struct Target {
     pub addr: SocketAddr,
     /// `host:port` for the Host header.
     pub authority: HeaderValue,
+    /// A `ws://` URL (the ws mode, or idle WebSockets in the idle mode).
+    pub websocket: bool,
     /// Path and query sent in the request line.
     pub path: Uri,
 }
@@ -166,8 +168,9 @@ impl Config {
             (None, Some(path)) => read_body(path)?,
             (None, None) => Bytes::new(),
         };
-        if mode == Mode::Ws && std::str::from_utf8(&body).is_err() {
-            bail!("the ws mode sends the body as a text frame: it must be UTF-8");
+        let ws = target.websocket;
+        if ws && std::str::from_utf8(&body).is_err() {
+            bail!("a WebSocket sends the body as a text frame: it must be UTF-8");
         }
         let method = match &common.method {
             Some(m) => Method::from_bytes(m.as_bytes()).with_context(|| format!("bad method {m:?}"))?,
@@ -180,10 +183,10 @@ impl Config {
             headers
                 .append(name, HeaderValue::from_str(value).with_context(|| format!("bad header value in {line:?}"))?);
         }
-        if !body.is_empty() && mode != Mode::Ws && !headers.contains_key(CONTENT_TYPE) {
+        if !body.is_empty() && !ws && !headers.contains_key(CONTENT_TYPE) {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
-        if matches!(mode, Mode::Sse | Mode::Idle) && !headers.contains_key(ACCEPT) {
+        if !ws && matches!(mode, Mode::Sse | Mode::Idle) && !headers.contains_key(ACCEPT) {
             headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         }
         let expectations = common.expect_headers.iter().map(|e| parse_expectation(e)).collect::<anyhow::Result<_>>()?;
@@ -240,9 +243,18 @@ fn parse_expectation(text: &str) -> anyhow::Result<Expectation> {
 fn parse_target(url: &str, mode: Mode) -> anyhow::Result<Target> {
     let uri: Uri = url.parse().with_context(|| format!("bad URL {url:?}"))?;
     let scheme = uri.scheme_str().unwrap_or_default();
-    let wanted = if mode == Mode::Ws { "ws" } else { "http" };
-    if scheme != wanted {
-        bail!("the {} mode needs a URL starting with {wanted}://, got {url:?} (no TLS)", mode.as_str());
+    let wanted: &[&str] = match mode {
+        Mode::Ws => &["ws"],
+        // The idle mode holds SSE streams (http://) or WebSockets after one turn each (ws://).
+        Mode::Idle => &["http", "ws"],
+        Mode::Sse | Mode::Json => &["http"],
+    };
+    if !wanted.contains(&scheme) {
+        bail!(
+            "the {} mode needs a URL starting with {}://, got {url:?} (no TLS)",
+            mode.as_str(),
+            wanted.join(":// or ")
+        );
     }
     let host = uri.host().with_context(|| format!("URL {url:?} has no host"))?;
     let port = uri.port_u16().unwrap_or(80);
@@ -254,5 +266,5 @@ fn parse_target(url: &str, mode: Mode) -> anyhow::Result<Target> {
         .with_context(|| format!("{host} resolves to no address"))?;
     let authority = HeaderValue::from_str(&format!("{host}:{port}")).context("host header")?;
     let path = uri.path_and_query().map_or("/", |p| p.as_str()).parse::<Uri>().context("path")?;
-    Ok(Target { url: url.to_owned(), addr, authority, path })
+    Ok(Target { url: url.to_owned(), addr, authority, path, websocket: scheme == "ws" })
 }

@@ -4,6 +4,10 @@
 //! and, if asked, to a ready file; then the hold begins.
 //!
 //! The per-request timeout covers opening a stream (until its response headers), not the hold.
+//!
+//! With a `ws://` URL each connection is a WebSocket that first makes one request (the body as
+//! a text frame, read until its terminal frame) and then stays open, idle, for the hold: the
+//! server's memory with N idle WebSocket sessions (and the upstream sockets they keep).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +23,7 @@ use crate::http::HttpClient;
 use crate::runner::Outcome;
 use crate::stats::{ErrorKind, Stats, Trace};
 use crate::usage;
+use crate::websocket::WsClient;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct IdleSummary {
@@ -54,7 +59,11 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<Outcome> {
     let cpu_start = usage::cpu_time();
     let mut tasks = JoinSet::new();
     for _ in 0..streams {
-        tasks.spawn(hold(config.clone(), opened_tx.clone(), cancel.clone()));
+        if config.target.websocket {
+            tasks.spawn(hold_websocket(config.clone(), opened_tx.clone(), cancel.clone()));
+        } else {
+            tasks.spawn(hold(config.clone(), opened_tx.clone(), cancel.clone()));
+        }
     }
     drop(opened_tx);
     let mut opened = 0u64;
@@ -103,6 +112,22 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<Outcome> {
     }
     let cpu = usage::cpu_time().zip(cpu_start).map(|(end, begin)| end.saturating_sub(begin));
     Ok(Outcome { stats, elapsed: start.elapsed(), cpu, idle: Some(summary) })
+}
+
+async fn hold_websocket(config: Arc<Config>, opened: mpsc::Sender<bool>, cancel: CancellationToken) -> (Stats, End) {
+    let mut stats = Stats::new(config.expectations.len());
+    let mut client = WsClient::new(config);
+    let completed = client.request(&mut stats).await;
+    let _ = opened.try_send(completed);
+    if !completed {
+        return (stats, End::Failed);
+    }
+    let end = match client.hold_until(&cancel).await {
+        Ok(true) => End::Open,
+        Ok(false) => End::EndedEarly,
+        Err(_) => End::Failed,
+    };
+    (stats, end)
 }
 
 async fn hold(config: Arc<Config>, opened: mpsc::Sender<bool>, cancel: CancellationToken) -> (Stats, End) {

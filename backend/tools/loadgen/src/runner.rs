@@ -67,7 +67,9 @@ impl Session {
     async fn request(&mut self, stats: &mut Stats) {
         match self {
             Session::Http(client) => client.request(stats).await,
-            Session::Ws(client) => client.request(stats).await,
+            Session::Ws(client) => {
+                client.request(stats).await;
+            }
         }
     }
 }

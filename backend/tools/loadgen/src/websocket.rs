@@ -14,6 +14,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
+use tokio_util::sync::CancellationToken;
 
 use crate::classify;
 use crate::config::Config;
@@ -41,7 +42,8 @@ impl WsClient {
         Self { config, stream: None, message }
     }
 
-    pub async fn request(&mut self, stats: &mut Stats) {
+    /// One request; `true` when it completed.
+    pub async fn request(&mut self, stats: &mut Stats) -> bool {
         let mut trace = Trace::start();
         let timeout = self.config.timeout;
         let outcome = match tokio::time::timeout(timeout, self.exchange(&mut trace, stats)).await {
@@ -51,7 +53,26 @@ impl WsClient {
         if matches!(outcome, Err(kind) if kind != ErrorKind::StreamFailed) {
             self.stream = None;
         }
+        let completed = outcome.is_ok();
         stats.finish(trace, outcome);
+        completed
+    }
+
+    /// Keeps the connection open, reading (and so answering pings), until `cancel` fires
+    /// (`Ok(true)`), the server closes it (`Ok(false)`) or it breaks.
+    pub async fn hold_until(&mut self, cancel: &CancellationToken) -> Result<bool, ErrorKind> {
+        let Some(stream) = self.stream.as_mut() else { return Ok(false) };
+        loop {
+            let message = tokio::select! {
+                _ = cancel.cancelled() => return Ok(true),
+                message = stream.next() => message,
+            };
+            match message {
+                None | Some(Ok(Message::Close(_))) => return Ok(false),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(classify::ws_error(&e)),
+            }
+        }
     }
 
     async fn exchange(&mut self, trace: &mut Trace, stats: &mut Stats) -> Result<(), ErrorKind> {

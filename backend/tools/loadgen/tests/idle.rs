@@ -58,3 +58,22 @@ async fn short_streams_end_early_and_failures_are_counted() {
     assert_eq!((idle.opened, idle.failed), (0, 2));
     assert_eq!(report.errors.non_2xx, 2);
 }
+
+#[tokio::test]
+async fn idle_websockets_make_one_turn_each_then_stay_open() {
+    use crate::servers::ws;
+    let script = ws::Script { deltas: 2, terminal: "response.completed", require_header: None };
+    let server = ws::serve(script).await;
+    let body = r#"{"type":"response.create","model":"gpt-5.4","input":[]}"#;
+    let report = run(&["idle", &server.ws_url("/"), "-d", body, "-c", "4", "--hold", "200ms", "-q"]).await;
+    let idle = report.idle.as_ref().expect("idle section");
+    assert_eq!((idle.streams, idle.opened, idle.open_at_end, idle.ended_early, idle.failed), (4, 4, 4, 0, 0));
+    assert_eq!(report.requests.ok, 4, "one completed turn per socket: {:?}", report.errors);
+    assert_eq!(report.connections.opened, 4);
+    assert!(idle.hold_s >= 0.2);
+
+    let failing = ws::serve(ws::Script { deltas: 0, terminal: "response.failed", require_header: None }).await;
+    let report = run(&["idle", &failing.ws_url("/"), "-d", body, "-c", "2", "--hold", "50ms", "-q"]).await;
+    let idle = report.idle.as_ref().expect("idle section");
+    assert_eq!((idle.opened, idle.failed), (0, 2), "a turn that fails does not count as an open socket");
+}

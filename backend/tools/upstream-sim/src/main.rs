@@ -1,5 +1,6 @@
-//! `upstream-sim --listen 127.0.0.1:PORT [--config FILE]`: runs the simulator and prints its
-//! base URL on stdout (one line) once it accepts connections.
+//! `upstream-sim --listen 127.0.0.1:PORT [--config FILE] [--ca-out FILE]`: runs the simulator
+//! and prints its base URL on stdout (one line) once it accepts connections. With `--ca-out` it
+//! also writes the run's test CA (PEM) to FILE and prints the TLS base URL as a second line.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -19,6 +20,9 @@ struct Args {
     /// YAML or JSON config file (accounts, prefixes, settings).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Write the test CA of the TLS listener (PEM) here and print `https://…` as a second line.
+    #[arg(long, value_name = "FILE")]
+    ca_out: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -38,6 +42,10 @@ async fn main() -> anyhow::Result<()> {
     let sim = Simulator::start(config).await?;
     let mut stdout = std::io::stdout();
     writeln!(stdout, "{}", sim.base_url())?;
+    if let Some(path) = &args.ca_out {
+        std::fs::write(path, sim.ca_pem())?;
+        writeln!(stdout, "{}", sim.tls_base_url())?;
+    }
     stdout.flush()?;
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
