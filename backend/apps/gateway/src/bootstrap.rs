@@ -53,8 +53,26 @@ pub async fn migrate(mut config: Config) -> Result<(), StartError> {
 }
 
 /// `switchboard serve`: runs until SIGINT/SIGTERM, drains, stops the workers.
-pub async fn serve(mut config: Config) -> Result<(), StartError> {
-    logging::init(&config.log)?;
+pub async fn serve(config: Config) -> Result<(), StartError> {
+    let traces = logging::init_with_traces(&config.log, &config.tracing)?;
+    let result = run(config).await;
+    // Flushed last, whatever the outcome: the spans of the last requests are not lost.
+    if let Some(traces) = traces {
+        traces.shutdown().await;
+    }
+    let handover = result?;
+    match handover {
+        // An update, rollback or restart: the trial, then exec (returns only on failure) or exit.
+        Some(handover) => match handover.run().await {
+            HandoverEnd::Exit(code) => Err(StartError::Restart(code)),
+            HandoverEnd::Failed(reason) => Err(StartError::Wiring(reason)),
+        },
+        None => Ok(()),
+    }
+}
+
+/// Runs the server until it stops; returns the update's handover, if one is due.
+async fn run(mut config: Config) -> Result<Option<gateway_host::update::Handover>, StartError> {
     let shutdown = Shutdown::new(Duration::from_secs(config.server.drain_timeout_seconds));
     let mut workers = WorkerRuntime::new(
         Duration::from_millis(config.workers.restart_backoff_initial_ms),
@@ -114,12 +132,5 @@ pub async fn serve(mut config: Config) -> Result<(), StartError> {
     updater.close().await;
     storage.close().await;
     tracing::info!(aborted_workers = aborted.len(), "switchboard stopped");
-    match updater.take_handover() {
-        // An update, rollback or restart: the trial, then exec (returns only on failure) or exit.
-        Some(handover) => match handover.run().await {
-            HandoverEnd::Exit(code) => Err(StartError::Restart(code)),
-            HandoverEnd::Failed(reason) => Err(StartError::Wiring(reason)),
-        },
-        None => Ok(()),
-    }
+    Ok(updater.take_handover())
 }

@@ -15,6 +15,7 @@ mod grok_history;
 mod identity;
 mod invariants;
 mod metrics;
+mod otlp;
 mod outage;
 mod prewarm;
 mod provider_fallback;

@@ -16,6 +16,7 @@ pub mod decode;
 pub mod delivery;
 pub mod failover;
 pub mod models;
+pub mod phase;
 pub mod pool_cache;
 pub mod pool_usage;
 pub mod record;
@@ -146,15 +147,23 @@ impl Engine {
     /// The request chain of SPEC §3, one named phase per step.
     pub async fn handle(&self, inbound: InboundRequest) -> Reply {
         // The span every log line of the request carries: its id (once recorded) and the
-        // client's W3C trace id.
-        let trace_id = inbound
+        // client's W3C trace id; the phase spans are its children, and the client's
+        // `traceparent` is its parent when a trace exporter is installed.
+        let traceparent = inbound
             .headers
             .iter()
             .find(|(name, _)| name == "traceparent")
-            .and_then(|(_, value)| std::str::from_utf8(value).ok())
-            .and_then(crate::trace_context::trace_id)
-            .unwrap_or_default();
-        let span = tracing::info_span!("request", request_id = tracing::field::Empty, trace_id = %trace_id);
+            .and_then(|(_, value)| std::str::from_utf8(value).ok());
+        let trace_id = traceparent.and_then(crate::trace_context::trace_id).unwrap_or_default();
+        let span = tracing::info_span!(
+            "request",
+            request_id = tracing::field::Empty,
+            trace_id = %trace_id,
+            route = inbound.operation.name(),
+        );
+        if let Some(traceparent) = traceparent.filter(|_| !trace_id.is_empty()) {
+            crate::trace_context::adopt_parent(&span, traceparent, header(&inbound.headers, "tracestate"));
+        }
         tracing::Instrument::instrument(self.run(inbound), span).await
     }
 
@@ -164,22 +173,37 @@ impl Engine {
         let (route, transport) = (inbound.operation.name(), inbound.transport);
         // Freeze the snapshot: this request reads nothing else until it ends.
         let snapshot = self.snapshots.current();
-        let key = match auth::authenticate(&snapshot, inbound.api_key.as_deref(), OffsetDateTime::now_utc()) {
+        let now = OffsetDateTime::now_utc();
+        let authenticated = phase::run(crate::phase!("authenticate"), || {
+            auth::authenticate(&snapshot, inbound.api_key.as_deref(), now)
+        });
+        let key = match authenticated {
             Ok(key) => key,
             Err(error) => return self.refuse_early(route, transport, &error),
         };
-        let mut decoded = match decode::decode(&inbound.body) {
+        let decoded = phase::run(crate::phase!("decode"), || {
+            let mut decoded = decode::decode(&inbound.body)?;
+            tier_policy::enforce(key.record.service_tier_policy, &mut inbound.body, &mut decoded.view)?;
+            Ok::<_, ApiError>(decoded)
+        });
+        let decoded = match decoded {
             Ok(decoded) => decoded,
             Err(error) => return self.refuse_early(route, transport, &error),
         };
-        if let Err(error) = tier_policy::enforce(key.record.service_tier_policy, &mut inbound.body, &mut decoded.view) {
-            return self.refuse_early(route, transport, &error);
-        }
-        let ctx = match self.plan(inbound, snapshot, key, decoded).await {
-            Ok(ctx) => ctx,
-            Err(error) => return self.refuse_early(route, transport, &error),
+        let span = crate::phase!("plan", model = tracing::field::Empty);
+        let planned = tracing::Instrument::instrument(self.plan(inbound, snapshot, key, decoded), span.clone()).await;
+        let ctx = match planned {
+            Ok(ctx) => {
+                span.record("model", ctx.plan.upstream_model.as_str());
+                ctx
+            }
+            Err(error) => {
+                span.record("outcome", phase::REFUSED);
+                return self.refuse_early(route, transport, &error);
+            }
         };
-        let mut record = self.record_start(&ctx, arrived);
+        drop(span);
+        let mut record = crate::phase!("record").in_scope(|| self.record_start(&ctx, arrived));
         tracing::Span::current().record("request_id", tracing::field::display(record.id));
         match attempts::run(self, &ctx, &mut record).await {
             Ok(accepted) => self.deliver(&ctx, accepted, record).await,
@@ -255,6 +279,9 @@ impl Engine {
 
     /// No upstream accepted the request: its one terminal observation, and the client's error.
     fn refuse(mut record: record::RequestRecord, error: &ApiError) -> Reply {
+        let finish = crate::phase!("finish");
+        finish.record("outcome", RequestStatus::Failed.as_str());
+        let _entered = finish.enter();
         record.finish(
             RequestStatus::Failed,
             record::Outcome {
@@ -299,4 +326,9 @@ impl Engine {
             NonStreamReply::Err(error) => Reply::error(&error, Some(request_id)),
         }
     }
+}
+
+/// The first value of the header `name` as text.
+fn header<'a>(headers: &'a [(String, Bytes)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(n, _)| n == name).and_then(|(_, value)| std::str::from_utf8(value).ok())
 }

@@ -93,6 +93,9 @@ pub struct UpstreamCall<'a> {
     /// Bound on the time until the upstream answers with headers.
     pub header_timeout: Duration,
     pub route: &'a UpstreamRoute,
+    /// The W3C `traceparent` naming the gateway's `send` span, when a trace exporter is
+    /// installed: sent upstream instead of the client's. `None`: the client's is forwarded.
+    pub traceparent: Option<&'a str>,
 }
 
 /// What an upstream stream yields: frames for the client, and facts the provider consumed from

@@ -18,3 +18,43 @@ pub fn trace_id(traceparent: &str) -> Option<&str> {
         && (version != "00" || parts.next().is_none());
     valid.then_some(trace)
 }
+
+/// How spans join a distributed trace, installed once per process by the trace exporter
+/// (`gateway_host::otlp`); without it a client's `traceparent` is forwarded upstream unchanged
+/// and no span is linked to it (this crate does not depend on OpenTelemetry).
+#[derive(Clone, Copy)]
+pub struct Propagation {
+    /// Makes the client's span (`traceparent`, `tracestate`) the parent of `span`.
+    pub adopt: fn(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>),
+    /// The `traceparent` that names `span`, for the upstream call.
+    pub inject: fn(span: &tracing::Span) -> Option<String>,
+}
+
+static PROPAGATION: std::sync::OnceLock<Propagation> = std::sync::OnceLock::new();
+
+/// Installs the process's propagation; the first installation stays.
+pub fn install(propagation: Propagation) {
+    let _ = PROPAGATION.set(propagation);
+}
+
+/// Whether a trace exporter installed its propagation.
+pub fn installed() -> bool {
+    PROPAGATION.get().is_some()
+}
+
+/// Makes a client's well-formed `traceparent` the parent of `span` (nothing without an
+/// exporter).
+pub fn adopt_parent(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+    if let Some(propagation) = PROPAGATION.get() {
+        (propagation.adopt)(span, traceparent, tracestate);
+    }
+}
+
+/// The `traceparent` naming `span` (`None` without an exporter, or when `span` is disabled).
+pub fn traceparent_of(span: &tracing::Span) -> Option<String> {
+    let propagation = PROPAGATION.get()?;
+    if span.is_disabled() {
+        return None;
+    }
+    (propagation.inject)(span)
+}

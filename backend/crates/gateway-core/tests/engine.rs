@@ -6,5 +6,6 @@ mod failover_table;
 mod invariants;
 mod pool_cache;
 mod pool_usage;
+mod spans;
 pub mod support;
 mod tier_policy;

@@ -448,6 +448,7 @@ impl Config {
         self.admin.validate()?;
         self.update.validate()?;
         self.metrics.validate()?;
+        self.tracing.validate()?;
         self.alerts.validate()?;
         if self.redis.key_prefix.is_empty() || self.redis.key_prefix.contains(['{', '}', ' ']) {
             return Err(ConfigError::invalid("redis.key_prefix", "must be non-empty without braces or spaces"));

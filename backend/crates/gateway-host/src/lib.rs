@@ -22,6 +22,7 @@ pub mod build_info;
 pub mod config;
 pub mod health;
 pub mod logging;
+pub mod otlp;
 pub mod serve;
 pub mod shutdown;
 pub mod update;

@@ -252,3 +252,41 @@ fn a_release_url_token_never_shows_in_debug_output() {
     assert!(!shown.contains("s3cret"), "{shown}");
     assert!(shown.contains("mirror.example/r/release.json?[REDACTED]"), "{shown}");
 }
+
+#[test]
+fn the_tracing_section_validates_the_otlp_endpoint_headers_and_ratio() {
+    let off = load_with(None, &[]).expect("defaults");
+    assert_eq!(off.tracing.otlp_endpoint, None);
+    assert_eq!(off.tracing.traces_url(), None);
+    assert_eq!(off.tracing.service_name, "switchboard");
+    let on = load_with(
+        None,
+        &[
+            ("SWITCHBOARD_TRACING_OTLP_ENDPOINT", "http://collector:4318/"),
+            ("SWITCHBOARD_TRACING_OTLP_HEADERS", "x-api-key=secret-value-1234, X-Tenant = a"),
+            ("SWITCHBOARD_TRACING_SAMPLE_RATIO", "0.25"),
+        ],
+    )
+    .expect("valid");
+    assert_eq!(on.tracing.traces_url().as_deref(), Some("http://collector:4318/v1/traces"));
+    assert_eq!(
+        on.tracing.otlp_header_pairs(),
+        Some(vec![("x-api-key".to_owned(), "secret-value-1234".to_owned()), ("x-tenant".to_owned(), "a".to_owned())])
+    );
+    assert!((on.tracing.sample_ratio - 0.25).abs() < f64::EPSILON);
+    let shown = format!("{on:?}");
+    assert!(!shown.contains("secret-value-1234"), "{shown}");
+    let full = load_with(None, &[("SWITCHBOARD_TRACING_OTLP_ENDPOINT", "https://c.example/v1/traces")]).expect("valid");
+    assert_eq!(full.tracing.traces_url().as_deref(), Some("https://c.example/v1/traces"), "used as is");
+    let refused = [
+        ("SWITCHBOARD_TRACING_OTLP_ENDPOINT", "collector:4318", "tracing.otlp_endpoint"),
+        ("SWITCHBOARD_TRACING_OTLP_ENDPOINT", "grpc://collector:4317", "tracing.otlp_endpoint"),
+        ("SWITCHBOARD_TRACING_OTLP_HEADERS", "no-equals-sign", "tracing.otlp_headers"),
+        ("SWITCHBOARD_TRACING_SAMPLE_RATIO", "1.5", "tracing.sample_ratio"),
+        ("SWITCHBOARD_TRACING_SERVICE_NAME", " ", "tracing.service_name"),
+    ];
+    for (name, value, key) in refused {
+        let error = load_with(None, &[(name, value)]).expect_err(value);
+        assert!(error.to_string().contains(key), "{value}: {error}");
+    }
+}

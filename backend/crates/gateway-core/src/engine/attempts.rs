@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
+use tracing::Instrument;
 
 use super::admission::{admission_error, admission_limits};
 use super::candidates::CandidatePool;
@@ -73,6 +74,17 @@ enum Acquired {
     Again,
     /// Nothing in this provider can serve now: the next provider (while `not_sent`).
     NextProvider,
+}
+
+impl Acquired {
+    /// The acquire span's `outcome`.
+    fn outcome(&self) -> &'static str {
+        match self {
+            Acquired::Granted(_) => "granted",
+            Acquired::Again => "again",
+            Acquired::NextProvider => "next_provider",
+        }
+    }
 }
 
 /// What sending on one account came to.
@@ -138,7 +150,10 @@ async fn run_provider(
         if record.attempt_count() >= engine.settings.max_attempts {
             return Err(state.last_error.take().unwrap_or_else(no_account_error));
         }
-        let grant = match acquire(engine, ctx, record, state, step).await? {
+        let span = crate::phase!("acquire", provider = step.kind.as_str(), attempt = record.attempt_count() + 1);
+        let acquired = acquire(engine, ctx, record, state, step).instrument(span.clone()).await;
+        span.record("outcome", acquired.as_ref().map_or(super::phase::REFUSED, Acquired::outcome));
+        let grant = match acquired? {
             Acquired::Granted(grant) => grant,
             Acquired::Again => continue,
             Acquired::NextProvider => return Ok(None),
@@ -291,8 +306,15 @@ async fn send(
     let account_id = account.id();
     loop {
         let number = record.begin_attempt(step.kind, account_id);
-        let call = ctx.upstream_call(record.id, number, account, engine.settings.header_timeout);
-        let failure = match step.provider.execute(call).await {
+        let span = crate::phase!("send", provider = step.kind.as_str(), attempt = number, account = %account_id);
+        // With a trace exporter, the upstream call's `traceparent` names this span.
+        let traceparent = crate::trace_context::traceparent_of(&span);
+        let mut call = ctx.upstream_call(record.id, number, account, engine.settings.header_timeout);
+        call.traceparent = traceparent.as_deref();
+        let executed = step.provider.execute(call).instrument(span.clone()).await;
+        span.record("outcome", executed.as_ref().map_or_else(AttemptFailure::code, |_| "ok"));
+        drop(span);
+        let failure = match executed {
             Ok(reply) => {
                 return accepted(engine, record, state, step.kind, account_id, reply)
                     .await
@@ -309,7 +331,17 @@ async fn send(
         if let Some(guard) = state.guard.as_mut() {
             guard.report_circuit(super::circuit::failed(engine, step.kind, &failure, state.probe));
         }
-        if !on_failure(engine, ctx, record, state, step, account_id, &failure).await? {
+        let span = crate::phase!("decide", next = tracing::field::Empty);
+        let decided = on_failure(engine, ctx, record, state, step, account_id, &failure).instrument(span.clone()).await;
+        span.record(
+            "next",
+            match &decided {
+                Ok(true) => "same_account",
+                Ok(false) => "next_account",
+                Err(_) => "fail",
+            },
+        );
+        if !decided? {
             return Ok(Sent::NextAccount);
         }
     }

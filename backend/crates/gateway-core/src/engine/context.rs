@@ -61,6 +61,7 @@ impl RequestContext {
             client_headers: &self.inbound.headers,
             header_timeout,
             route: &self.route,
+            traceparent: None,
         }
     }
 }

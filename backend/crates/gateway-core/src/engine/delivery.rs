@@ -69,6 +69,10 @@ pub struct Delivery {
     accounting: Accounting,
     lease: LeaseKeeper,
     finished: bool,
+    /// The request span (kept open until the delivery ends) and its `deliver` phase span
+    /// (closed at the finish).
+    request_span: tracing::Span,
+    deliver_span: tracing::Span,
 }
 
 /// The non-stream outcome.
@@ -96,6 +100,8 @@ impl Delivery {
             accounting: Accounting::new(prices, model, accepted.reply.served_model),
             lease: LeaseKeeper::new(accepted.guard),
             finished: false,
+            request_span: tracing::Span::current(),
+            deliver_span: crate::phase!("deliver", provider = accepted.provider.as_str()),
         }
     }
 
@@ -170,7 +176,8 @@ impl Delivery {
             match next(&mut self.frames).await {
                 Some(Ok(UpstreamEvent::Frame(frame))) => {
                     if matches!(kind_of(&frame), EventKind::Completed | EventKind::Incomplete) {
-                        self.barrier.cross_at_terminal();
+                        let span = self.commit_span();
+                        span.in_scope(|| self.barrier.cross_at_terminal());
                     }
                     let kind = self.observe(&frame);
                     if let Some(data) = frame.data() {
@@ -226,6 +233,7 @@ impl Delivery {
             return;
         }
         self.finished = true;
+        let _finish = self.finish_span(status).entered();
         let (outcome, spend) = self.accounting.outcome(status, error_code, self.tap.facts(), self.barrier.record());
         self.barrier.record().finish(status, outcome);
         self.lease.release(spend);
@@ -235,6 +243,7 @@ impl Delivery {
     /// client had received.
     fn finish_cancelled(&mut self) {
         self.finished = true;
+        let _finish = self.finish_span(RequestStatus::Cancelled).entered();
         let outcome = self.accounting.cancelled(self.barrier.received(), self.tap.facts());
         self.barrier.record().finish(RequestStatus::Cancelled, outcome);
         self.lease.release(None);
@@ -243,6 +252,7 @@ impl Delivery {
     fn fail_before_commit(&mut self, message: &str) -> ApiError {
         tracing::warn!(request = %self.barrier.id(), %message, "upstream stream failed before the commit");
         self.finished = true;
+        let _finish = self.finish_span(RequestStatus::Failed).entered();
         self.barrier.record().finish(
             RequestStatus::Failed,
             Outcome { http_status: Some(502), error_code: Some("stream_interrupted".to_owned()), ..Outcome::default() },
@@ -261,12 +271,30 @@ impl Delivery {
     }
 
     /// Hands one frame to the client: commit first (observed, with the response id the frame
-    /// may have announced), then its bytes.
+    /// may have announced), then its bytes. The first frame's handling is the `commit` span.
     fn deliver(&mut self, frame: SseFrame) -> Bytes {
+        let span = self.commit_span();
+        let _entered = span.enter();
         self.barrier.before_frame(kind_of(&frame).is_terminal());
         self.observe(&frame);
         self.barrier.cross(self.tap.facts().response_id.as_deref());
         frame.raw
+    }
+
+    /// The `commit` phase span while the barrier is still to cross, else none.
+    fn commit_span(&mut self) -> tracing::Span {
+        if self.barrier.record().is_committed() {
+            return tracing::Span::none();
+        }
+        self.request_span.in_scope(|| crate::phase!("commit"))
+    }
+
+    /// The `finish` phase span, with the request's terminal status; the `deliver` span ends.
+    fn finish_span(&mut self, status: RequestStatus) -> tracing::Span {
+        drop(std::mem::replace(&mut self.deliver_span, tracing::Span::none()));
+        let span = self.request_span.in_scope(|| crate::phase!("finish"));
+        span.record("outcome", status.as_str());
+        span
     }
 }
 

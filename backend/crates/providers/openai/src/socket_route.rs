@@ -110,6 +110,7 @@ impl SocketRoute {
             account_id,
             &identity,
             call.client_headers,
+            call.traceparent,
             proxy.as_ref(),
         );
         match connecting.await {

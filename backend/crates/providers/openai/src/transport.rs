@@ -173,6 +173,10 @@ impl Transport {
         for (name, value) in forwarded_client_headers(call.client_headers) {
             headers.insert(name, value);
         }
+        // With a trace exporter the upstream call is a child of the gateway's `send` span.
+        if let Some(value) = call.traceparent.and_then(|t| HeaderValue::from_str(t).ok()) {
+            headers.insert(HeaderName::from_static("traceparent"), value);
+        }
         let identity = AccountIdentity::of(call.account, credential);
         replace_installation_header(&mut headers, &identity);
         let request_id = HeaderName::from_static("x-client-request-id");

@@ -18,6 +18,9 @@ pub struct CallHeaders<'a> {
     /// Per process (`x-grok-agent-id`).
     pub agent_id: &'a str,
     pub session: Option<&'a str>,
+    /// The gateway's `send` span when a trace exporter is installed; otherwise one is made
+    /// from the attempt id.
+    pub traceparent: Option<&'a str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,7 +56,10 @@ pub fn inference(credential: &XaiCredential, call: &CallHeaders<'_>) -> Result<H
     put(&mut headers, "accept", "text/event-stream");
     put(&mut headers, "x-grok-req-id", call.attempt_id);
     put(&mut headers, "idempotency-key", call.request_id);
-    put(&mut headers, "traceparent", &traceparent(call.attempt_id));
+    match call.traceparent {
+        Some(gateway) => put(&mut headers, "traceparent", gateway),
+        None => put(&mut headers, "traceparent", &traceparent(call.attempt_id)),
+    }
     put(&mut headers, "x-grok-model-override", call.model);
     put(&mut headers, "x-grok-agent-id", call.agent_id);
     if let Some(session) = call.session {

@@ -102,6 +102,7 @@ impl Transport {
             attempt_id: &attempt_id,
             agent_id: &self.agent_id,
             session: head.session,
+            traceparent: head.call.traceparent,
         };
         let headers = headers::inference(head.credential, &call_headers).map_err(|_| {
             AttemptFailure::new(

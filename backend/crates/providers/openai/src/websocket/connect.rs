@@ -72,6 +72,7 @@ pub async fn connect(
     account_id: &str,
     identity: &crate::identity::AccountIdentity,
     client_headers: &[(String, bytes::Bytes)],
+    traceparent: Option<&str>,
     proxy: Option<&gateway_transport::ProxyUrl>,
 ) -> Result<Socket, HandshakeFailure> {
     let mut request = endpoint
@@ -89,6 +90,9 @@ pub async fn connect(
             headers.insert(HeaderName::from_static(name), value);
         }
     };
+    if let Some(traceparent) = traceparent {
+        set("traceparent", traceparent);
+    }
     set("authorization", &format!("Bearer {}", credential.access_token.expose_secret()));
     set("chatgpt-account-id", account_id);
     set("openai-beta", RESPONSES_WEBSOCKETS_BETA);

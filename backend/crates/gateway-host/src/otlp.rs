@@ -1,0 +1,114 @@
+//! The OTLP trace exporter (`tracing.otlp_endpoint`, decision 0286): a `tracing-opentelemetry`
+//! layer that turns the engine's `request` span and its phase spans into OpenTelemetry spans,
+//! batched and posted as OTLP/HTTP protobuf. Off by default; when on, the W3C propagator makes
+//! a client's `traceparent` the parent of the request span, and the upstream call's
+//! `traceparent` names the gateway's `send` span (installed into
+//! `gateway_core::trace_context`).
+//!
+//! The batch processor exports from its own thread with a blocking HTTP client, so nothing of
+//! the exporter runs on the request path beyond ending a span into a bounded queue (spans past
+//! its capacity are dropped, never waited for). [`TraceExport::shutdown`] flushes what is
+//! queued: the spans of the last requests are not lost when the process stops.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use gateway_core::engine::phase;
+use opentelemetry::propagation::TextMapPropagator;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{Sampler, SdkTracerProvider};
+use tracing::{Level, Metadata};
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::config::{ConfigError, TracingConfig};
+
+/// Longest wait for one export POST.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The running exporter; [`shutdown`](Self::shutdown) flushes it.
+pub struct TraceExport {
+    provider: SdkTracerProvider,
+}
+
+impl TraceExport {
+    /// Exports what is still queued and stops the exporter (off the async runtime's threads:
+    /// the flush blocks until the collector answers or the export times out).
+    pub async fn shutdown(self) {
+        let provider = self.provider;
+        let flushed = std::thread::spawn(move || provider.shutdown());
+        let joined = tokio::task::spawn_blocking(move || flushed.join()).await;
+        match joined {
+            Ok(Ok(Ok(()))) => tracing::debug!("trace exporter flushed"),
+            Ok(Ok(Err(error))) => tracing::warn!(%error, "trace exporter did not flush at shutdown"),
+            _ => tracing::warn!("trace exporter panicked at shutdown"),
+        }
+    }
+}
+
+/// The exporter and its layer when `tracing.otlp_endpoint` is set.
+pub fn build<S>(config: &TracingConfig) -> Result<Option<(impl Layer<S> + use<S>, TraceExport)>, ConfigError>
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+{
+    let Some(url) = config.traces_url() else { return Ok(None) };
+    let headers: HashMap<String, String> = config
+        .otlp_header_pairs()
+        .ok_or_else(|| ConfigError::invalid("tracing.otlp_headers", "must be `name=value` pairs"))?
+        .into_iter()
+        .collect();
+    // The blocking HTTP client starts its own runtime: built off the caller's async context.
+    let built = std::thread::spawn(move || {
+        opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(url)
+            .with_headers(headers)
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()
+    })
+    .join()
+    .map_err(|_| ConfigError::invalid("tracing.otlp_endpoint", "the exporter could not be built"))?;
+    let exporter = built.map_err(|e| ConfigError::invalid("tracing.otlp_endpoint", &e.to_string()))?;
+    let resource = opentelemetry_sdk::Resource::builder().with_service_name(config.service_name.clone()).build();
+    let provider = SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_sampler(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(config.sample_ratio))))
+        .with_resource(resource)
+        .build();
+    let tracer = provider.tracer("switchboard");
+    let layer = tracing_opentelemetry::layer().with_tracer(tracer).with_filter(filter_fn(exported));
+    gateway_core::trace_context::install(gateway_core::trace_context::Propagation { adopt, inject });
+    Ok(Some((layer, TraceExport { provider })))
+}
+
+/// What the exporter sees: the request span, the phase spans, and warnings and errors (as
+/// span events).
+fn exported(metadata: &Metadata<'_>) -> bool {
+    if metadata.is_span() {
+        metadata.target() == phase::TARGET
+            || (metadata.target() == "gateway_core::engine" && metadata.name() == "request")
+    } else {
+        *metadata.level() <= Level::WARN
+    }
+}
+
+fn adopt(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+    let mut carrier = HashMap::from([("traceparent".to_owned(), traceparent.to_owned())]);
+    if let Some(state) = tracestate {
+        carrier.insert("tracestate".to_owned(), state.to_owned());
+    }
+    let parent = TraceContextPropagator::new().extract(&carrier);
+    // Fails only for a span the exporter does not see; it then has no parent to take.
+    let _ = span.set_parent(parent);
+}
+
+fn inject(span: &tracing::Span) -> Option<String> {
+    let mut carrier = HashMap::new();
+    TraceContextPropagator::new().inject_context(&span.context(), &mut carrier);
+    carrier.remove("traceparent")
+}
