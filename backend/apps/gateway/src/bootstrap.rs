@@ -19,9 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_host::update::HandoverEnd;
-use gateway_host::{
-    Config, ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging,
-};
+use crate::config::Config;
+use gateway_host::{ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging};
 
 pub use accounts::Accounts;
 pub use admin::PASSWORD_FILE;

@@ -19,7 +19,7 @@ use gateway_admin::client_keys::{KeySpec, create_key, create_keys};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_core::domain::{ClientKeyLimits, GroupId};
 use gateway_core::snapshot::resolve_account_state;
-use gateway_host::Config;
+use crate::config::Config;
 use provider_openai::OpenAiProvider;
 
 use crate::bootstrap::{Facts, StartError, invalid_setting, openai_settings};

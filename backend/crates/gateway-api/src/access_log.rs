@@ -2,6 +2,8 @@
 //! per HTTP request — method, path (never the query: it may carry an OAuth code), status,
 //! duration, the request id the response carries and the client's W3C trace id.
 
+pub mod config;
+
 use std::time::Duration;
 
 use axum::Router;
@@ -9,6 +11,8 @@ use axum::body::Body;
 use axum::http::{Request, Response};
 use tower_http::trace::TraceLayer;
 use tracing::Span;
+
+pub use config::TracingConfig;
 
 /// `router` with one access-log line per request.
 pub fn with_access_log(router: Router) -> Router {

@@ -15,7 +15,7 @@ use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::{AdminHttpConfig, AdminPorts, AlertPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
-use gateway_host::Config;
+use crate::config::Config;
 use gateway_host::update::Updater;
 use gateway_store::dns::SystemResolver;
 use provider_openai::OpenAiProvider;

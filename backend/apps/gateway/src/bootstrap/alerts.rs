@@ -13,7 +13,8 @@ use gateway_api::AlertPorts;
 use gateway_core::alerts::{AlertKind, AlertSink, WebhookTransport, alert_queue};
 use gateway_core::observation::ObservationQueue;
 use gateway_host::webhook_client::HttpWebhookTransport;
-use gateway_host::{Config, ConfigError, FnWorker, WorkerRuntime};
+use crate::config::Config;
+use gateway_host::{ConfigError, FnWorker, WorkerRuntime};
 use gateway_store::dns::SystemResolver;
 
 use super::StartError;

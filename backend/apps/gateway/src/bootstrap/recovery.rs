@@ -9,7 +9,8 @@ use std::time::Duration;
 use gateway_core::coordination::{HeldSlots, ReplicaHeartbeats};
 use gateway_core::domain::{BootId, ReplicaName, Runner};
 use gateway_core::request_recovery::RequestRecovery;
-use gateway_host::{Config, ConfigError, FnWorker, WorkerRuntime};
+use crate::config::Config;
+use gateway_host::{ConfigError, FnWorker, WorkerRuntime};
 
 use super::{StartError, Storage};
 

@@ -9,7 +9,8 @@ use gateway_admin::audit::AuditActor;
 use gateway_admin::ports::UnitOfWork;
 use gateway_admin::system::record_system_event;
 use gateway_host::update::{HostFacts, UpdateAudit, UpdateOutcome, Updater};
-use gateway_host::{Config, Shutdown};
+use crate::config::Config;
+use gateway_host::Shutdown;
 use serde_json::json;
 
 use super::StartError;

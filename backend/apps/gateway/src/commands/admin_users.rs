@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 use gateway_admin::audit::AuditActor;
 use gateway_admin::password_reset::reset_password;
-use gateway_host::Config;
+use crate::config::Config;
 
 use crate::bootstrap::{Mode, StartError};
 

@@ -5,7 +5,7 @@
 
 use gateway_admin::backup::BackupId;
 use gateway_admin::backup_daemon::{BackupDaemon, BackupDaemonConfig, compare_row_counts};
-use gateway_host::Config;
+use crate::config::Config;
 use gateway_store::backup::RestoreMode;
 
 use super::failed;

@@ -1,58 +1,8 @@
-//! The `metrics` and `tracing` sections: the Prometheus endpoint and the request traces.
+//! The `alerts` section: the configured webhooks (beside the stored ones, decision 0284) and how
+//! deliveries are retried.
 
+use gateway_core::config::InvalidConfig;
 use serde::{Deserialize, Serialize};
-
-use super::ConfigError;
-
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MetricsConfig {
-    /// Record request, attempt and pool metrics and serve `GET /metrics`. Off: `/metrics`
-    /// answers 404 and the engine records nothing.
-    pub enabled: bool,
-    /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
-    pub bearer_token: Option<String>,
-    /// Label request counters with the model the client asked for (bounded by `max_models`;
-    /// later names count as `other`). Off: every model is `other`.
-    pub model_label: bool,
-    pub max_models: u16,
-}
-
-impl Default for MetricsConfig {
-    fn default() -> Self {
-        Self { enabled: true, bearer_token: None, model_label: true, max_models: 256 }
-    }
-}
-
-impl std::fmt::Debug for MetricsConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MetricsConfig")
-            .field("enabled", &self.enabled)
-            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "[REDACTED]"))
-            .field("model_label", &self.model_label)
-            .field("max_models", &self.max_models)
-            .finish()
-    }
-}
-
-impl MetricsConfig {
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.bearer_token.as_deref().is_some_and(|token| token.trim().len() < 16) {
-            return Err(ConfigError::invalid("metrics.bearer_token", "must be at least 16 characters"));
-        }
-        if self.max_models == 0 {
-            return Err(ConfigError::invalid("metrics.max_models", "must be at least 1"));
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TracingConfig {
-    /// One `info` line per HTTP request (method, path, status, duration, request id).
-    pub access_log: bool,
-}
 
 /// The `alerts` section: webhooks and how deliveries are retried.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,33 +64,33 @@ impl std::fmt::Debug for WebhookConfig {
 }
 
 impl AlertsConfig {
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), InvalidConfig> {
         if self.max_attempts == 0 || self.max_attempts > 20 {
-            return Err(ConfigError::invalid("alerts.max_attempts", "must be between 1 and 20"));
+            return Err(InvalidConfig::new("max_attempts", "must be between 1 and 20"));
         }
         if self.backoff_initial_ms == 0 || self.backoff_max_ms < self.backoff_initial_ms {
-            return Err(ConfigError::invalid(
-                "alerts.backoff_max_ms",
+            return Err(InvalidConfig::new(
+                "backoff_max_ms",
                 "must be at least alerts.backoff_initial_ms (≥ 1)",
             ));
         }
         if self.timeout_seconds == 0 {
-            return Err(ConfigError::invalid("alerts.timeout_seconds", "must be at least 1"));
+            return Err(InvalidConfig::new("timeout_seconds", "must be at least 1"));
         }
         if self.evaluate_seconds < 1 || self.evaluate_seconds > 86_400 {
-            return Err(ConfigError::invalid("alerts.evaluate_seconds", "must be between 1 and 86400"));
+            return Err(InvalidConfig::new("evaluate_seconds", "must be between 1 and 86400"));
         }
         for (index, webhook) in self.webhooks.iter().enumerate() {
-            let key = |field: &str| format!("alerts.webhooks[{index}].{field}");
+            let key = |field: &str| format!("webhooks[{index}].{field}");
             if webhook.name.trim().is_empty() {
-                return Err(ConfigError::invalid(&key("name"), "must not be empty"));
+                return Err(InvalidConfig::new(&key("name"), "must not be empty"));
             }
             if webhook.secret.len() < 16 {
-                return Err(ConfigError::invalid(&key("secret"), "must be at least 16 characters"));
+                return Err(InvalidConfig::new(&key("secret"), "must be at least 16 characters"));
             }
             for kind in &webhook.kinds {
                 if kind.parse::<gateway_core::alerts::AlertKind>().is_err() {
-                    return Err(ConfigError::invalid(&key("kinds"), &format!("unknown alert kind `{kind}`")));
+                    return Err(InvalidConfig::new(&key("kinds"), &format!("unknown alert kind `{kind}`")));
                 }
             }
         }
