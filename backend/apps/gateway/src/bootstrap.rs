@@ -18,8 +18,8 @@ mod xai;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_host::update::HandoverEnd;
 use crate::config::Config;
+use gateway_host::update::HandoverEnd;
 use gateway_host::{ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging};
 
 pub use accounts::Accounts;

@@ -158,7 +158,10 @@ fn each_sections_rule_is_named_from_the_root_with_its_variable() {
         assert!(err.to_string().contains(&format!("(from {name})")), "{err}");
     }
     let err = load_with(None, &[("SWITCHBOARD_DATABASE_URL", "postgres://db/x")]).expect_err("no redis");
-    assert_eq!(err.to_string(), "invalid value for `redis.url`: is required when database.url is set (production mode)");
+    assert_eq!(
+        err.to_string(),
+        "invalid value for `redis.url`: is required when database.url is set (production mode)"
+    );
     let err = load_with(
         Some("alerts:\n  webhooks:\n    - name: ops\n      url: https://hooks.example/a\n      secret: short\n"),
         &[],

@@ -2,7 +2,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use gateway_core::domain::{BootId, ModelRequestRecord, OpsEvent, RequestId, RequestStart, RequestUpdate, RuntimeSettings};
+use gateway_core::domain::{
+    BootId, ModelRequestRecord, OpsEvent, RequestId, RequestStart, RequestUpdate, RuntimeSettings,
+};
 use gateway_core::ports::{OpsEventLog, RequestLog, StorageError};
 use gateway_core::request_retention::{BATCH, MAX_BATCHES, RequestRetention, RetentionPass};
 use time::OffsetDateTime;
@@ -70,7 +72,8 @@ const NOW: OffsetDateTime = datetime!(2026-12-01 12:00 UTC);
 #[tokio::test]
 async fn cutoffs_follow_the_runtime_settings() {
     let log = Arc::new(Log::default());
-    let settings = RuntimeSettings { request_retention_days: 30, ops_event_retention_days: 7, ..RuntimeSettings::default() };
+    let settings =
+        RuntimeSettings { request_retention_days: 30, ops_event_retention_days: 7, ..RuntimeSettings::default() };
     let pass = retention(&log).tick(&settings, NOW).await.expect("pass");
     assert_eq!(pass, RetentionPass::default());
     assert_eq!(*log.request_cutoffs.lock().expect("lock"), [datetime!(2026-11-01 12:00 UTC)]);

@@ -5,10 +5,10 @@
 use std::io::Write;
 
 use gateway_core::config::InvalidConfig;
+use gateway_host::ConfigRoot;
 use gateway_host::config::{
     ConfigError, ConfigSource, LogConfig, LogFormat, ServerConfig, UpdateConfig, WorkersConfig, env_name, load,
 };
-use gateway_host::ConfigRoot;
 use serde::{Deserialize, Serialize};
 
 /// A root like the binary's: the host's sections, and one section of another crate whose rule

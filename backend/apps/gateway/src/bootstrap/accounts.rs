@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_admin::oauth::OAuthLogins;
 use gateway_core::catalog::sync_catalogs;
 use gateway_core::catalog::{CatalogBook, CatalogSource};
@@ -18,7 +19,6 @@ use gateway_core::oauth_login::OAuthLogin;
 use gateway_core::quota_probe::{QuotaProbe, QuotaProber};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::SnapshotHolder;
-use crate::config::Config;
 use gateway_host::{ConfigError, FnWorker, WorkerContext, WorkerRuntime};
 use provider_openai::OpenAiProvider;
 use provider_xai::XaiProvider;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use axum::Router;
 use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
@@ -14,7 +15,6 @@ use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::request_retention::RequestRetention;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
-use crate::config::Config;
 use gateway_host::{ConfigError, FnWorker, Shutdown, WorkerRuntime};
 use provider_openai::websocket::PrewarmBudget;
 use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};

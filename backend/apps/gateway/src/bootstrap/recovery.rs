@@ -6,10 +6,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_core::coordination::{HeldSlots, ReplicaHeartbeats};
 use gateway_core::domain::{BootId, ReplicaName, Runner};
 use gateway_core::request_recovery::RequestRecovery;
-use crate::config::Config;
 use gateway_host::{ConfigError, FnWorker, WorkerRuntime};
 
 use super::{StartError, Storage};

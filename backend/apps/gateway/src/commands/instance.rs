@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use crate::config::Config;
+use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
 use gateway_host::ConfigError;
 
 use crate::bootstrap::{Facts, Role, StartError, Storage, open_storage};

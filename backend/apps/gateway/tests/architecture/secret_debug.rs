@@ -15,9 +15,12 @@ use std::time::Duration;
 use gateway_admin::admin_user::{
     AdminApiKeySecret, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
 };
+use gateway_admin::alerting::WebhookConfig;
 use gateway_admin::backup::{BackupStorageSecrets, SecretsChange};
 use gateway_admin::backup_settings::BackupSettingsInput;
+use gateway_admin::config::AdminConfig;
 use gateway_admin::ports::{AccountImport, AdminSession};
+use gateway_api::MetricsConfig;
 use gateway_core::coordination::{FlowClaim, UnixMillis};
 use gateway_core::credential_import::{CandidateContent, ImportCandidate, ImportedCredential, RefreshSeed};
 use gateway_core::credential_refresh::CurrentCredential;
@@ -28,9 +31,6 @@ use gateway_core::domain::{
 };
 use gateway_core::oauth_login::{AuthorizationStart, DeviceStart, FlowSecret};
 use gateway_core::ports::CredentialWrite;
-use gateway_admin::alerting::WebhookConfig;
-use gateway_admin::config::AdminConfig;
-use gateway_api::MetricsConfig;
 use gateway_host::config::UpdateConfig;
 use gateway_store::config::{DatabaseConfig, RedisConfig, SecretsConfig};
 use gateway_store::crypto::{Keyring, MasterKey};

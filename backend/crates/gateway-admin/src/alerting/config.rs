@@ -69,10 +69,7 @@ impl AlertsConfig {
             return Err(InvalidConfig::new("max_attempts", "must be between 1 and 20"));
         }
         if self.backoff_initial_ms == 0 || self.backoff_max_ms < self.backoff_initial_ms {
-            return Err(InvalidConfig::new(
-                "backoff_max_ms",
-                "must be at least alerts.backoff_initial_ms (≥ 1)",
-            ));
+            return Err(InvalidConfig::new("backoff_max_ms", "must be at least alerts.backoff_initial_ms (≥ 1)"));
         }
         if self.timeout_seconds == 0 {
             return Err(InvalidConfig::new("timeout_seconds", "must be at least 1"));

@@ -8,4 +8,3 @@ pub struct TracingConfig {
     /// One `info` line per HTTP request (method, path, status, duration, request id).
     pub access_log: bool,
 }
-
