@@ -18,10 +18,9 @@ mod xai;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_host::update::HandoverEnd;
-use gateway_host::{
-    Config, ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging,
-};
+use gateway_host::{ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging};
 
 pub use accounts::Accounts;
 pub use admin::PASSWORD_FILE;

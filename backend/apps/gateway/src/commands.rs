@@ -12,6 +12,7 @@ pub mod secrets;
 use std::io::Read;
 use std::sync::Arc;
 
+use crate::config::Config;
 use gateway_admin::account_import::import_accounts;
 use gateway_admin::accounts::export_accounts;
 use gateway_admin::audit::AuditActor;
@@ -19,7 +20,6 @@ use gateway_admin::client_keys::{KeySpec, create_key, create_keys};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_core::domain::{ClientKeyLimits, GroupId};
 use gateway_core::snapshot::resolve_account_state;
-use gateway_host::Config;
 use provider_openai::OpenAiProvider;
 
 use crate::bootstrap::{Facts, StartError, invalid_setting, openai_settings};

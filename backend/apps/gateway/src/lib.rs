@@ -5,3 +5,4 @@
 pub mod bootstrap;
 pub mod cli;
 pub mod commands;
+pub mod config;

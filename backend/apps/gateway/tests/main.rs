@@ -6,6 +6,7 @@ mod admin_api;
 mod architecture;
 mod cli;
 mod compat;
+mod config;
 mod continuation;
 mod dashboard;
 mod data_plane;

@@ -10,6 +10,7 @@
 //! Webhook URLs pass the SSRF guard (`url_guard`) when configured; the transport checks the
 //! address it connects to again.
 
+pub mod config;
 pub mod delivery;
 pub mod payload;
 pub mod rules;
@@ -29,6 +30,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use config::{AlertsConfig, WebhookConfig};
 pub use delivery::DeliveryPolicy;
 use subscriptions::Subscriptions;
 

@@ -22,6 +22,7 @@ pub mod backup_daemon;
 pub mod backup_settings;
 pub mod change_publishing;
 pub mod client_keys;
+pub mod config;
 pub mod egress_proxies;
 pub mod error;
 pub mod groups;

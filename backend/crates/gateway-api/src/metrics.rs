@@ -7,6 +7,7 @@
 //!
 //! With `metrics.bearer_token` set the endpoint answers 401 without `Authorization: Bearer`.
 
+pub mod config;
 mod pool;
 mod queue;
 mod sockets;
@@ -23,6 +24,8 @@ use gateway_core::observation::ObservationStats;
 use gateway_core::snapshot::SnapshotHolder;
 use metrics_exporter_prometheus::PrometheusHandle;
 use sha2::{Digest, Sha256};
+
+pub use config::MetricsConfig;
 
 #[derive(Clone)]
 pub struct Metrics {

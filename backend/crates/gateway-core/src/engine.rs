@@ -10,6 +10,7 @@ pub mod attempts;
 pub mod auth;
 pub mod candidates;
 pub mod circuit;
+pub mod config;
 pub mod context;
 pub mod continuation;
 pub mod decode;
@@ -37,6 +38,7 @@ use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
 use crate::snapshot::{KeyEntry, RuntimeSnapshot, SnapshotHolder};
 
+pub use config::EngineConfig;
 pub use context::RequestContext;
 pub use continuation::SocketSession;
 pub use delivery::{Delivery, NonStreamReply};
@@ -51,6 +53,7 @@ pub struct EngineSettings {
     pub lease_ttl: Duration,
     /// Longest wait for an account's `requestIntervalMs` before giving up.
     pub max_interval_wait: Duration,
+    /// Longest wait for an upstream's response head (`engine.header_timeout_seconds`).
     pub header_timeout: Duration,
     /// Session-affinity idle expiry.
     pub affinity_idle_ttl: Duration,

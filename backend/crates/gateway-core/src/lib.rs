@@ -14,6 +14,7 @@
 pub mod accounting;
 pub mod alerts;
 pub mod catalog;
+pub mod config;
 pub mod coordination;
 pub mod credential_import;
 pub mod credential_refresh;
@@ -29,6 +30,7 @@ pub mod quota_recorder;
 pub mod redaction;
 pub mod refresh_schedule;
 pub mod request_recovery;
+pub mod request_retention;
 pub mod selection;
 pub mod snapshot;
 pub mod telemetry;

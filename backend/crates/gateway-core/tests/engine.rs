@@ -1,6 +1,7 @@
 mod alerts;
 mod candidates;
 mod chain;
+mod config;
 mod failover;
 mod failover_table;
 mod invariants;

@@ -2,6 +2,7 @@
 
 mod accounting;
 mod catalog;
+mod config;
 mod coordination;
 mod domain;
 mod engine;
@@ -10,6 +11,7 @@ mod observation;
 mod redaction;
 mod refresh_schedule;
 mod request_recovery;
+mod request_retention;
 mod selection;
 mod snapshot;
 mod telemetry;

@@ -2,7 +2,9 @@
 //! the health endpoints and the self-update (check, verify, swap, health-checked restart with
 //! rollback).
 //!
-//! Owns: how the process starts, runs and stops. It knows nothing of requests, accounts or
+//! Owns: how the process starts, runs and stops, its own configuration sections and the
+//! generic configuration loader (the root type and the other sections are the binary's and
+//! each crate's, decision 0225). It knows nothing of requests, accounts or
 //! providers; the composition root (`apps/gateway`) hands it a router and workers.
 //!
 //! Invariants:
@@ -29,7 +31,7 @@ pub mod update;
 pub mod webhook_client;
 pub mod workers;
 
-pub use config::{Config, ConfigError};
+pub use config::{ConfigError, ConfigRoot};
 pub use health::{Health, ProbeRole, ReadinessProbe};
 pub use serve::{ConnectionLimits, ServeOutcome, Server};
 pub use shutdown::Shutdown;

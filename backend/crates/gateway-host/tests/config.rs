@@ -1,6 +1,54 @@
+//! The loader (defaults → file → `SWITCHBOARD_*` environment, errors naming the key and the
+//! variable) over a root of the host's own sections; the binary's full root is tested in
+//! `apps/gateway/tests/config.rs`.
+
 use std::io::Write;
 
-use gateway_host::config::{ConfigError, ConfigSource, LogFormat, env_name, load};
+use gateway_core::config::InvalidConfig;
+use gateway_host::ConfigRoot;
+use gateway_host::config::{
+    ConfigError, ConfigSource, LogConfig, LogFormat, ServerConfig, TracingConfig, UpdateConfig, WorkersConfig, env_name,
+    load,
+};
+use serde::{Deserialize, Serialize};
+
+/// A root like the binary's: the host's sections, and one section of another crate whose rule
+/// reports a key relative to itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Root {
+    server: ServerConfig,
+    log: LogConfig,
+    workers: WorkersConfig,
+    update: UpdateConfig,
+    tracing: TracingConfig,
+    other: Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Other {
+    limit: u32,
+}
+
+impl Default for Other {
+    fn default() -> Self {
+        Self { limit: 5 }
+    }
+}
+
+impl ConfigRoot for Root {
+    fn validate(&self) -> Result<(), ConfigError> {
+        self.server.validate()?;
+        self.workers.validate()?;
+        self.update.validate()?;
+        self.tracing.validate()?;
+        if self.other.limit == 0 {
+            return Err(InvalidConfig::new("limit", "must be at least 1").under("other").into());
+        }
+        Ok(())
+    }
+}
 
 fn source(yaml: Option<&str>, env: &[(&str, &str)]) -> (ConfigSource, Option<std::path::PathBuf>) {
     let file = yaml.map(|text| {
@@ -17,7 +65,7 @@ fn source(yaml: Option<&str>, env: &[(&str, &str)]) -> (ConfigSource, Option<std
     (ConfigSource { file: file.clone(), env }, file)
 }
 
-fn load_with(yaml: Option<&str>, env: &[(&str, &str)]) -> Result<gateway_host::Config, ConfigError> {
+fn load_with(yaml: Option<&str>, env: &[(&str, &str)]) -> Result<Root, ConfigError> {
     let (source, file) = source(yaml, env);
     let result = load(&source);
     if let Some(file) = file {
@@ -29,7 +77,7 @@ fn load_with(yaml: Option<&str>, env: &[(&str, &str)]) -> Result<gateway_host::C
 #[test]
 fn defaults_apply_without_file_or_environment() {
     let config = load_with(None, &[]).expect("defaults are valid");
-    assert_eq!(config, gateway_host::Config::default());
+    assert_eq!(config, Root::default());
     assert_eq!(config.server.listen.to_string(), "127.0.0.1:8080");
 }
 
@@ -43,21 +91,6 @@ fn the_environment_overrides_the_file() {
     assert_eq!(config.server.drain_timeout_seconds, 9);
     assert_eq!(config.log.format, LogFormat::Json);
     assert_eq!(config.log.level, "debug");
-}
-
-#[test]
-fn optional_and_list_keys_take_environment_values() {
-    let config = load_with(
-        None,
-        &[
-            ("SWITCHBOARD_DATABASE_URL", "postgres://postgres@127.0.0.1/test"),
-            ("SWITCHBOARD_REDIS_URL", "redis://127.0.0.1:6379"),
-            ("SWITCHBOARD_SECRETS_RETIRED_MASTER_KEYS", "[\"k0:AAAA\"]"),
-        ],
-    )
-    .expect("valid");
-    assert_eq!(config.database.url.as_deref(), Some("postgres://postgres@127.0.0.1/test"));
-    assert_eq!(config.secrets.retired_master_keys, vec!["k0:AAAA".to_owned()]);
 }
 
 #[test]
@@ -89,86 +122,6 @@ fn env_names_follow_the_key_path() {
 fn an_empty_file_means_defaults_and_a_list_at_the_top_is_refused() {
     assert!(load_with(Some(""), &[]).is_ok());
     assert!(matches!(load_with(Some("- a\n- b\n"), &[]), Err(ConfigError::Syntax { .. })));
-}
-
-#[test]
-fn secrets_never_show_in_debug_output() {
-    let config =
-        load_with(None, &[("SWITCHBOARD_SECRETS_MASTER_KEY", "k1:c2VjcmV0LXNlY3JldC1zZWNyZXQ=")]).expect("valid");
-    let shown = format!("{config:?}");
-    assert!(!shown.contains("c2VjcmV0"), "{shown}");
-    assert!(shown.contains("REDACTED"));
-}
-
-#[test]
-fn every_key_is_documented_with_its_environment_variable() {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../docs/configuration.md"))
-        .expect("docs/configuration.md");
-    let defaults = serde_json::to_value(gateway_host::Config::default()).expect("defaults serialise");
-    let mut missing = Vec::new();
-    let mut stack = vec![(String::new(), defaults)];
-    while let Some((path, value)) = stack.pop() {
-        match value {
-            serde_json::Value::Object(map) => {
-                for (k, v) in map {
-                    stack.push((if path.is_empty() { k } else { format!("{path}.{k}") }, v));
-                }
-            }
-            _ => {
-                if !docs.contains(&format!("`{path}`")) || !docs.contains(&format!("`{}`", env_name(&path))) {
-                    missing.push(path);
-                }
-            }
-        }
-    }
-    missing.sort();
-    assert!(missing.is_empty(), "undocumented configuration keys: {missing:?}");
-}
-
-#[test]
-fn the_admin_section_validates_limits_hashing_device_cookies_and_proxy_networks() {
-    let config = load_with(None, &[]).expect("defaults");
-    let networks: Vec<String> = config.admin.trusted_proxy_networks().iter().map(ToString::to_string).collect();
-    assert_eq!(networks, ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]);
-    let listed = load_with(
-        None,
-        &[("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["10.1.0.0/16"," 192.0.2.7 ","2001:db8::/32"]"#)],
-    )
-    .expect("a list of networks and single addresses");
-    let networks: Vec<String> = listed.admin.trusted_proxy_networks().iter().map(ToString::to_string).collect();
-    assert_eq!(networks, ["10.1.0.0/16", "192.0.2.7/32", "2001:db8::/32"]);
-    for (name, value, key) in [
-        ("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["10.0.0.0/33"]"#, "admin.trusted_proxy_cidrs"),
-        ("SWITCHBOARD_ADMIN_TRUSTED_PROXY_CIDRS", r#"["proxy.internal"]"#, "admin.trusted_proxy_cidrs"),
-        ("SWITCHBOARD_ADMIN_PASSWORD_HASH_CONCURRENCY", "0", "admin.password_hash_concurrency"),
-        ("SWITCHBOARD_ADMIN_PASSWORD_HASH_CONCURRENCY", "65", "admin.password_hash_concurrency"),
-        ("SWITCHBOARD_ADMIN_LOGIN_MAX_FAILURES_PER_DEVICE", "0", "admin.login_max_failures_per_device"),
-        ("SWITCHBOARD_ADMIN_DEVICE_COOKIE_DAYS", "0", "admin.device_cookie_days"),
-        ("SWITCHBOARD_ADMIN_DEVICE_COOKIE_DAYS", "401", "admin.device_cookie_days"),
-    ] {
-        let err = load_with(None, &[(name, value)]).expect_err(value);
-        assert_eq!(err.key(), Some(key), "{name}={value}: {err}");
-        assert!(err.to_string().contains(name), "{err}");
-    }
-}
-
-#[test]
-fn prewarm_budgets_are_validated_by_key() {
-    let err = load_with(None, &[("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_KEY_BUDGET_BYTES", "100")]).expect_err("small");
-    assert_eq!(err.key(), Some("providers.openai.prewarm_key_budget_bytes"));
-    let err = load_with(
-        None,
-        &[
-            ("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_KEY_BUDGET_BYTES", "4096"),
-            ("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_TOTAL_BUDGET_BYTES", "2048"),
-        ],
-    )
-    .expect_err("per key above the total");
-    assert_eq!(err.key(), Some("providers.openai.prewarm_key_budget_bytes"));
-    let config =
-        load_with(None, &[("SWITCHBOARD_PROVIDERS_OPENAI_PREWARM_TOTAL_BUDGET_BYTES", "16777216")]).expect("ok");
-    assert_eq!(config.providers.openai.prewarm_total_budget_bytes, 16 << 20);
-    assert_eq!(config.providers.openai.prewarm_key_budget_bytes, 8 << 20);
 }
 
 #[test]
@@ -251,6 +204,13 @@ fn a_release_url_token_never_shows_in_debug_output() {
     let shown = format!("{config:?}");
     assert!(!shown.contains("s3cret"), "{shown}");
     assert!(shown.contains("mirror.example/r/release.json?[REDACTED]"), "{shown}");
+}
+
+#[test]
+fn another_crates_rule_is_named_from_the_root_with_its_variable() {
+    let err = load_with(None, &[("SWITCHBOARD_OTHER_LIMIT", "0")]).expect_err("zero");
+    assert_eq!(err.key(), Some("other.limit"));
+    assert_eq!(err.to_string(), "invalid value for `other.limit` (from SWITCHBOARD_OTHER_LIMIT): must be at least 1");
 }
 
 #[test]

@@ -10,6 +10,7 @@
 
 mod attempt_json;
 pub mod backup;
+pub mod config;
 pub mod crypto;
 pub mod dns;
 pub mod memory;

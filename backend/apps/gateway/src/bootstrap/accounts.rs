@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_admin::oauth::OAuthLogins;
 use gateway_core::catalog::sync_catalogs;
 use gateway_core::catalog::{CatalogBook, CatalogSource};
@@ -18,7 +19,7 @@ use gateway_core::oauth_login::OAuthLogin;
 use gateway_core::quota_probe::{QuotaProbe, QuotaProber};
 use gateway_core::quota_recorder::QuotaRecorder;
 use gateway_core::snapshot::SnapshotHolder;
-use gateway_host::{Config, ConfigError, FnWorker, WorkerContext, WorkerRuntime};
+use gateway_host::{ConfigError, FnWorker, WorkerContext, WorkerRuntime};
 use provider_openai::OpenAiProvider;
 use provider_xai::XaiProvider;
 
@@ -115,7 +116,7 @@ fn refresh_worker(
     refresher: &Arc<CredentialRefresher>,
     leases: &Arc<dyn Leases>,
     replica: &ReplicaId,
-    config: &gateway_host::config::ProvidersConfig,
+    config: &crate::config::ProvidersConfig,
 ) -> Arc<dyn gateway_host::Worker> {
     let (refresher, leases, replica) = (refresher.clone(), leases.clone(), replica.clone());
     let period = Duration::from_secs(config.refresh_period_seconds);
@@ -134,7 +135,7 @@ fn quota_worker(
     prober: &Arc<QuotaProber>,
     leases: &Arc<dyn Leases>,
     replica: &ReplicaId,
-    config: &gateway_host::config::ProvidersConfig,
+    config: &crate::config::ProvidersConfig,
 ) -> Arc<dyn gateway_host::Worker> {
     let (prober, leases, replica) = (prober.clone(), leases.clone(), replica.clone());
     let period = Duration::from_secs(config.quota_probe_period_seconds);

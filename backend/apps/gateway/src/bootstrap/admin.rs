@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use axum::Router;
 use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::auth::device_cookie::DeviceCookieKey;
@@ -15,7 +16,6 @@ use gateway_admin::oauth::account_checks::AccountChecks;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::{AdminHttpConfig, AdminPorts, AlertPorts, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
-use gateway_host::Config;
 use gateway_host::update::Updater;
 use gateway_store::dns::SystemResolver;
 use provider_openai::OpenAiProvider;

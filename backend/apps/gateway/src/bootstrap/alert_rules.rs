@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_admin::alerting::rules::{RuleEvaluator, RuleSources};
 use gateway_core::alerts::AlertSink;
 use gateway_core::coordination::{Leases, PeriodicLeader, ReplicaId};
-use gateway_host::{Config, FnWorker, WorkerContext, WorkerRuntime};
+use gateway_host::{FnWorker, WorkerContext, WorkerRuntime};
 use time::OffsetDateTime;
 
 use super::{StartError, Storage};

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_admin::alerting::{AlertDispatcher, DeliveryPolicy, Webhook};
 use gateway_admin::ports::AlertSettings;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy, address_refused};
@@ -13,7 +14,7 @@ use gateway_api::AlertPorts;
 use gateway_core::alerts::{AlertKind, AlertSink, WebhookTransport, alert_queue};
 use gateway_core::observation::ObservationQueue;
 use gateway_host::webhook_client::HttpWebhookTransport;
-use gateway_host::{Config, ConfigError, FnWorker, WorkerRuntime};
+use gateway_host::{ConfigError, FnWorker, WorkerRuntime};
 use gateway_store::dns::SystemResolver;
 
 use super::StartError;

@@ -4,17 +4,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use axum::Router;
 use gateway_api::{ClientApi, Metrics, client_routes, metrics_routes};
 use gateway_core::accounting::PriceTable;
-use gateway_core::coordination::CircuitPolicy;
 use gateway_core::domain::Runner;
-use gateway_core::engine::{Engine, EngineSettings};
+use gateway_core::engine::Engine;
 use gateway_core::observation::{ObservationSinks, observation_queue};
 use gateway_core::provider::{Provider, ProviderSet};
 use gateway_core::quota_recorder::QuotaRecorder;
+use gateway_core::request_retention::RequestRetention;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
-use gateway_host::{Config, ConfigError, FnWorker, Shutdown, WorkerRuntime};
+use gateway_host::{ConfigError, FnWorker, Shutdown, WorkerRuntime};
 use provider_openai::websocket::PrewarmBudget;
 use provider_openai::{InvalidSetting, OpenAiSetting, OpenAiSettings};
 
@@ -191,31 +192,16 @@ pub async fn build(
     let lease_ttl = Duration::from_secs(config.engine.lease_ttl_seconds);
     let recovery = recovery::build(storage, runner.clone(), lease_ttl, workers)?;
 
-    // Maintenance of the request log.
+    // Maintenance of the request log: the retention pass under the current runtime settings.
+    let retention = Arc::new(RequestRetention::new(store.clone(), store.clone()));
     register(
         workers,
-        FnWorker::periodic("retention", Duration::from_secs(300), {
-            let store = store.clone();
+        FnWorker::periodic("retention", RequestRetention::PERIOD, {
             let snapshots = snapshots.clone();
             move || {
-                let store = store.clone();
-                let settings = snapshots.current().settings.clone();
+                let (retention, settings) = (retention.clone(), snapshots.current().settings.clone());
                 Box::pin(async move {
-                    let now = time::OffsetDateTime::now_utc();
-                    let requests_cutoff = now - time::Duration::days(i64::from(settings.request_retention_days));
-                    let ops_cutoff = now - time::Duration::days(i64::from(settings.ops_event_retention_days));
-                    // Small batches, repeated while they come back full, bounded per tick.
-                    for _ in 0..20 {
-                        if store.delete_requests_before(requests_cutoff, 1000).await? < 1000 {
-                            break;
-                        }
-                    }
-                    for _ in 0..20 {
-                        if store.delete_ops_events_before(ops_cutoff, 1000).await? < 1000 {
-                            break;
-                        }
-                    }
-                    Ok(())
+                    retention.tick(&settings, time::OffsetDateTime::now_utc()).await.map(drop).map_err(Into::into)
                 })
             }
         }),
@@ -246,19 +232,7 @@ pub async fn build(
         pools: Default::default(),
         telemetry: metrics.telemetry.clone(),
         alerts: alert_sink,
-        settings: EngineSettings {
-            max_attempts: config.engine.max_attempts,
-            lease_ttl,
-            max_interval_wait: Duration::from_millis(config.engine.max_interval_wait_ms),
-            header_timeout: Duration::from_secs(config.providers.openai.header_timeout_seconds),
-            request_deadline: Duration::from_secs(config.engine.request_deadline_seconds),
-            runner: Some(runner),
-            circuit: CircuitPolicy {
-                failure_threshold: config.engine.circuit_failure_threshold,
-                open_for: Duration::from_secs(config.engine.circuit_open_seconds),
-            },
-            ..EngineSettings::default()
-        },
+        settings: config.engine.settings(Some(runner)),
     });
     let mut router = client_routes(ClientApi { engine, body_limit: config.server.request_body_limit_bytes });
     if let Some(endpoint) = endpoint {

@@ -6,10 +6,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_core::coordination::{HeldSlots, ReplicaHeartbeats};
 use gateway_core::domain::{BootId, ReplicaName, Runner};
 use gateway_core::request_recovery::RequestRecovery;
-use gateway_host::{Config, ConfigError, FnWorker, WorkerRuntime};
+use gateway_host::{ConfigError, FnWorker, WorkerRuntime};
 
 use super::{StartError, Storage};
 

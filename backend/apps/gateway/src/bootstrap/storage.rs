@@ -10,7 +10,8 @@ mod production;
 
 use std::sync::Arc;
 
-use gateway_host::{Config, ReadinessProbe};
+use crate::config::Config;
+use gateway_host::ReadinessProbe;
 
 use super::StartError;
 

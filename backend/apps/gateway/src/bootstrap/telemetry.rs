@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use gateway_api::MetricsConfig;
 use gateway_core::telemetry::{Telemetry, TelemetrySettings, names};
-use gateway_host::config::MetricsConfig;
 use gateway_host::{FnWorker, WorkerRuntime};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 

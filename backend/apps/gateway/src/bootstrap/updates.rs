@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
+use crate::config::Config;
 use async_trait::async_trait;
 use gateway_admin::admin_user::AdminUserId;
 use gateway_admin::audit::AuditActor;
 use gateway_admin::ports::UnitOfWork;
 use gateway_admin::system::record_system_event;
+use gateway_host::Shutdown;
 use gateway_host::update::{HostFacts, UpdateAudit, UpdateOutcome, Updater};
-use gateway_host::{Config, Shutdown};
 use serde_json::json;
 
 use super::StartError;

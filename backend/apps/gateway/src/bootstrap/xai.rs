@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use gateway_host::{Config, ConfigError};
+use crate::config::Config;
+use gateway_host::ConfigError;
 use provider_xai::settings::parse_model_map;
 use provider_xai::{InvalidSetting, XaiSetting, XaiSettings};
 

@@ -3,9 +3,9 @@
 
 use std::io::BufRead;
 
+use crate::config::Config;
 use gateway_admin::audit::AuditActor;
 use gateway_admin::password_reset::reset_password;
-use gateway_host::Config;
 
 use crate::bootstrap::{Mode, StartError};
 

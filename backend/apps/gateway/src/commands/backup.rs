@@ -3,9 +3,9 @@
 //! SQLite file — stopping on the first error, compares the restored rows per table with the
 //! dump's, then checks the migrations of the restored database against this binary.
 
+use crate::config::Config;
 use gateway_admin::backup::BackupId;
 use gateway_admin::backup_daemon::{BackupDaemon, BackupDaemonConfig, compare_row_counts};
-use gateway_host::Config;
 use gateway_store::backup::RestoreMode;
 
 use super::failed;

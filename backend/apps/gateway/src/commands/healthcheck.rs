@@ -4,7 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
-use gateway_host::Config;
+use crate::config::Config;
 
 use crate::bootstrap::StartError;
 

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
 use gateway_core::snapshot::{Reconciler, RuntimeSnapshot, SnapshotHolder};
-use gateway_host::{Config, ConfigError};
+use gateway_host::ConfigError;
 
 use crate::bootstrap::{Facts, Role, StartError, Storage, open_storage};
 

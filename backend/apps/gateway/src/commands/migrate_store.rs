@@ -4,7 +4,7 @@
 //! connected with the same master key and migrated, then every table is copied in one
 //! transaction with its rows counted on both sides.
 
-use gateway_host::Config;
+use crate::config::Config;
 use gateway_store::postgres;
 use gateway_store::transfer::{TransferReport, sqlite_to_postgres};
 

@@ -1,6 +1,6 @@
 //! `switchboard secrets reseal`: the second step of a master-key rotation.
 
-use gateway_host::Config;
+use crate::config::Config;
 use gateway_store::postgres::SealedKind;
 
 use crate::bootstrap::StartError;

@@ -15,9 +15,12 @@ use std::time::Duration;
 use gateway_admin::admin_user::{
     AdminApiKeySecret, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
 };
+use gateway_admin::alerting::WebhookConfig;
 use gateway_admin::backup::{BackupStorageSecrets, SecretsChange};
 use gateway_admin::backup_settings::BackupSettingsInput;
+use gateway_admin::config::AdminConfig;
 use gateway_admin::ports::{AccountImport, AdminSession};
+use gateway_api::MetricsConfig;
 use gateway_core::coordination::{FlowClaim, UnixMillis};
 use gateway_core::credential_import::{CandidateContent, ImportCandidate, ImportedCredential, RefreshSeed};
 use gateway_core::credential_refresh::CurrentCredential;
@@ -28,12 +31,12 @@ use gateway_core::domain::{
 };
 use gateway_core::oauth_login::{AuthorizationStart, DeviceStart, FlowSecret};
 use gateway_core::ports::CredentialWrite;
-use gateway_host::config::{
-    AdminConfig, Config, DatabaseConfig, MetricsConfig, RedisConfig, SecretsConfig, UpdateConfig, WebhookConfig,
-};
+use gateway_host::config::UpdateConfig;
+use gateway_store::config::{DatabaseConfig, RedisConfig, SecretsConfig};
 use gateway_store::crypto::{Keyring, MasterKey};
 use gateway_store::redis::RedisSettings;
 use secrecy::{ExposeSecret, SecretString};
+use switchboard::config::Config;
 
 /// The planted secret.
 const SECRET: &str = "sw33p-s3cret-7c1d";
@@ -69,13 +72,13 @@ const SWEPT: &[&str] = &[
     "gateway-admin::SecretsChange",
     "gateway-admin::TotpSecret",
     "gateway-admin::TotpChange",
-    "gateway-host::AdminConfig",
-    "gateway-host::DatabaseConfig",
-    "gateway-host::RedisConfig",
-    "gateway-host::SecretsConfig",
+    "gateway-admin::AdminConfig",
+    "gateway-store::DatabaseConfig",
+    "gateway-store::RedisConfig",
+    "gateway-store::SecretsConfig",
     "gateway-host::UpdateConfig",
-    "gateway-host::MetricsConfig",
-    "gateway-host::WebhookConfig",
+    "gateway-api::MetricsConfig",
+    "gateway-admin::WebhookConfig",
     "gateway-admin::Webhook",
     "gateway-admin::StoredWebhook",
     "gateway-admin::AlertWebhookInput",
@@ -97,9 +100,9 @@ const EXEMPT: &[(&str, &str)] = &[
     ("gateway-admin::LoginStarted", "the authorize address: its state is the flow id handed to the admin"),
     ("gateway-admin::DeviceLoginStarted", "the public verification address and the user code shown to the admin"),
     ("provider-openai::OpenAiSettings", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
-    ("gateway-host::OpenAiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
+    ("provider-openai::OpenAiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
     ("provider-xai::XaiSettings", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
-    ("gateway-host::XaiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
+    ("provider-xai::XaiConfig", "upstream URLs; credentials in them are refused at start (UrlRefused)"),
 ];
 
 fn assert_hidden(what: &str, debug: &str) {
@@ -332,12 +335,12 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
     let keys = [format!("{master:?}"), format!("{keyring:?}")];
     assert!(keys.iter().all(|debug| !debug.contains(&encoded)), "a master key prints its bytes: {keys:?}");
     vec![
-        ("gateway-host::AdminConfig", format!("{admin:?}")),
-        ("gateway-host::DatabaseConfig", format!("{database:?}")),
-        ("gateway-host::RedisConfig", format!("{redis:?}")),
-        ("gateway-host::SecretsConfig", format!("{secrets:?}")),
+        ("gateway-admin::AdminConfig", format!("{admin:?}")),
+        ("gateway-store::DatabaseConfig", format!("{database:?}")),
+        ("gateway-store::RedisConfig", format!("{redis:?}")),
+        ("gateway-store::SecretsConfig", format!("{secrets:?}")),
         ("gateway-host::UpdateConfig", format!("{update:?}")),
-        ("gateway-host::Config (composed)", format!("{config:?}")),
+        ("switchboard::Config (composed)", format!("{config:?}")),
         ("gateway-store::MasterKey", keys[0].clone()),
         ("gateway-store::Keyring (composed)", keys[1].clone()),
         ("gateway-store::SealedSecret", format!("{sealed:?}")),
@@ -350,10 +353,10 @@ fn host_and_store_types() -> Vec<(&'static str, String)> {
             ),
         ),
         (
-            "gateway-host::MetricsConfig",
+            "gateway-api::MetricsConfig",
             format!("{:?}", MetricsConfig { bearer_token: Some(SECRET.to_owned()), ..MetricsConfig::default() }),
         ),
-        ("gateway-host::WebhookConfig", format!("{:?}", webhook_config())),
+        ("gateway-admin::WebhookConfig", format!("{:?}", webhook_config())),
         ("gateway-admin::Webhook", format!("{:?}", webhook())),
         (
             "gateway-admin::StoredWebhook",

@@ -11,7 +11,18 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{CONFIG_FILE_ENV, Config, ENV_PREFIX};
+use gateway_core::config::InvalidConfig;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{CONFIG_FILE_ENV, ENV_PREFIX};
+
+/// A root configuration the loader fills: its defaults serialise to the full tree of keys (the
+/// environment names derive from it) and [`ConfigRoot::validate`] runs every section's rules,
+/// naming keys from the root.
+pub trait ConfigRoot: Serialize + DeserializeOwned + Default {
+    fn validate(&self) -> Result<(), ConfigError>;
+}
 
 /// Where the configuration comes from; built by the caller so that tests need no process env.
 #[derive(Debug, Clone, Default)]
@@ -47,6 +58,14 @@ pub enum ConfigError {
     Invalid { key: String, origin: String, reason: String },
 }
 
+/// Another crate's section refused a value; its key must already be seen from the root
+/// ([`InvalidConfig::under`]).
+impl From<InvalidConfig> for ConfigError {
+    fn from(refused: InvalidConfig) -> Self {
+        Self::Invalid { key: refused.key, origin: String::new(), reason: refused.reason }
+    }
+}
+
 impl ConfigError {
     pub fn invalid(key: &str, reason: &str) -> Self {
         Self::Invalid { key: key.to_owned(), origin: String::new(), reason: reason.to_owned() }
@@ -62,24 +81,24 @@ impl ConfigError {
 }
 
 /// Loads and validates the configuration.
-pub fn load(source: &ConfigSource) -> Result<Config, ConfigError> {
+pub fn load<C: ConfigRoot>(source: &ConfigSource) -> Result<C, ConfigError> {
     load_with(source, |_| Ok(()))
 }
 
 /// Loads and validates the configuration, then runs `check`: rules another crate owns (for
 /// example a provider's URL guard), reported like this crate's own, with the environment variable
 /// named when the value came from one.
-pub fn load_with(
+pub fn load_with<C: ConfigRoot>(
     source: &ConfigSource,
-    check: impl FnOnce(&Config) -> Result<(), ConfigError>,
-) -> Result<Config, ConfigError> {
-    let defaults = serde_json::to_value(Config::default()).map_err(|e| ConfigError::invalid("", &e.to_string()))?;
+    check: impl FnOnce(&C) -> Result<(), ConfigError>,
+) -> Result<C, ConfigError> {
+    let defaults = serde_json::to_value(C::default()).map_err(|e| ConfigError::invalid("", &e.to_string()))?;
     let mut merged = match &source.file {
         Some(path) => read_file(path)?,
         None => Value::Object(Map::new()),
     };
     let env_origin = apply_env(&mut merged, &defaults, &source.env)?;
-    let config: Config = serde_path_to_error::deserialize(merged).map_err(|err| {
+    let config: C = serde_path_to_error::deserialize(merged).map_err(|err| {
         let key = err.path().to_string();
         let origin = env_origin.get(&key).map(|name| format!(" (from {name})")).unwrap_or_default();
         let reason = without_quoted_values(&err.into_inner().to_string());

@@ -22,6 +22,7 @@ pub mod catalog;
 pub mod claims;
 pub mod classify;
 pub mod compact;
+pub mod config;
 pub mod credential;
 pub mod egress;
 pub mod identity;
@@ -42,5 +43,6 @@ pub mod usage;
 pub mod version_check;
 pub mod websocket;
 
+pub use config::OpenAiConfig;
 pub use provider::OpenAiProvider;
 pub use settings::{InvalidSetting, OpenAiSetting, OpenAiSettings};

@@ -18,6 +18,7 @@
 pub mod billing;
 pub mod catalog;
 pub mod classify;
+pub mod config;
 pub mod credential;
 pub mod egress;
 pub mod events;
@@ -36,5 +37,6 @@ pub mod settings;
 pub mod transport;
 pub mod version_check;
 
+pub use config::XaiConfig;
 pub use provider::XaiProvider;
 pub use settings::{InvalidSetting, XaiSetting, XaiSettings};

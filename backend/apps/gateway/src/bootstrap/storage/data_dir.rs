@@ -6,7 +6,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use gateway_host::{Config, ConfigError};
+use crate::config::Config;
+use gateway_host::ConfigError;
 
 use crate::bootstrap::StartError;
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use gateway_host::Config;
+use crate::config::Config;
 use gateway_store::memory::MemoryCoordination;
 use gateway_store::sqlite::{self, SqliteStore};
 

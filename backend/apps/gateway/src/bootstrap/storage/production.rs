@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::config::Config;
 use async_trait::async_trait;
-use gateway_host::{Config, ConfigError, ReadinessProbe};
+use gateway_host::{ConfigError, ReadinessProbe};
 use gateway_store::postgres::{self, PgStore};
 use gateway_store::redis::{RedisCoordination, RedisSettings};
 

@@ -1,5 +1,7 @@
-//! `providers.xai`: where the xAI (Grok) upstreams are and how the gateway presents itself.
+//! The `providers.xai` section: where the xAI (Grok) upstreams are and how the gateway presents
+//! itself. The composition root maps it onto [`crate::XaiSettings`], whose `check` runs at load.
 
+use gateway_core::config::InvalidConfig;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,5 +41,16 @@ impl Default for XaiConfig {
             stream_idle_timeout_seconds: 300,
             model_map: Vec::new(),
         }
+    }
+}
+
+impl XaiConfig {
+    /// Rules serde cannot express; keys relative to the section. The URL guard and the model
+    /// map are checked on the mapped settings (`XaiSettings::check`).
+    pub fn validate(&self) -> Result<(), InvalidConfig> {
+        if self.version_check_period_seconds == 0 {
+            return Err(InvalidConfig::new("version_check_period_seconds", "must be at least 1"));
+        }
+        Ok(())
     }
 }

@@ -1,12 +1,13 @@
 //! The `admin` section: the first administrator, sessions, login limits, password hashing,
-//! cookies and proxies.
+//! cookies and proxies. The composition root maps it onto `AuthPolicy`, `TrustedProxies` and the
+//! admin API's HTTP settings.
 
 use std::net::IpAddr;
 
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
+use gateway_core::config::InvalidConfig;
 
 /// Loopback and private networks (RFC 1918, IPv6 unique local): where a reverse proxy in front
 /// of the gateway usually is.
@@ -110,38 +111,38 @@ impl AdminConfig {
         self.trusted_proxy_cidrs.iter().filter_map(|text| parse_network(text)).collect()
     }
 
-    /// Rules serde cannot express; the error names the key (`admin.…`).
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// Rules serde cannot express; keys relative to the section (`device_cookie_days`).
+    pub fn validate(&self) -> Result<(), InvalidConfig> {
         if self.session_idle_minutes == 0 || self.session_absolute_hours == 0 {
-            return Err(ConfigError::invalid("admin.session_idle_minutes", "session lifetimes must be at least 1"));
+            return Err(InvalidConfig::new("session_idle_minutes", "session lifetimes must be at least 1"));
         }
         for (key, value) in [
-            ("admin.login_max_failures_per_ip", u64::from(self.login_max_failures_per_ip)),
-            ("admin.login_max_failures_per_user", u64::from(self.login_max_failures_per_user)),
-            ("admin.login_max_failures_per_device", u64::from(self.login_max_failures_per_device)),
-            ("admin.login_window_seconds", self.login_window_seconds),
+            ("login_max_failures_per_ip", u64::from(self.login_max_failures_per_ip)),
+            ("login_max_failures_per_user", u64::from(self.login_max_failures_per_user)),
+            ("login_max_failures_per_device", u64::from(self.login_max_failures_per_device)),
+            ("login_window_seconds", self.login_window_seconds),
         ] {
             if value == 0 {
-                return Err(ConfigError::invalid(key, "login limits must be at least 1"));
+                return Err(InvalidConfig::new(key, "login limits must be at least 1"));
             }
         }
         if !(1..=400).contains(&self.device_cookie_days) {
-            return Err(ConfigError::invalid("admin.device_cookie_days", "must be between 1 and 400"));
+            return Err(InvalidConfig::new("device_cookie_days", "must be between 1 and 400"));
         }
         if !(1..=64).contains(&self.password_hash_concurrency) {
-            return Err(ConfigError::invalid("admin.password_hash_concurrency", "must be between 1 and 64"));
+            return Err(InvalidConfig::new("password_hash_concurrency", "must be between 1 and 64"));
         }
         if let Some(bad) = self.trusted_proxy_cidrs.iter().find(|text| parse_network(text).is_none()) {
-            return Err(ConfigError::invalid(
-                "admin.trusted_proxy_cidrs",
+            return Err(InvalidConfig::new(
+                "trusted_proxy_cidrs",
                 &format!("`{bad}` is not a CIDR (10.0.0.0/8) or an IP address"),
             ));
         }
         if self.bootstrap_username.trim().is_empty() {
-            return Err(ConfigError::invalid("admin.bootstrap_username", "must not be empty"));
+            return Err(InvalidConfig::new("bootstrap_username", "must not be empty"));
         }
         if self.bootstrap_password.as_ref().is_some_and(|p| p.chars().count() < 10) {
-            return Err(ConfigError::invalid("admin.bootstrap_password", "must be at least 10 characters"));
+            return Err(InvalidConfig::new("bootstrap_password", "must be at least 10 characters"));
         }
         Ok(())
     }
