@@ -2,22 +2,21 @@
 //! active at a time: the partial unique index `backup_records_one_active_key` decides races.
 
 use async_trait::async_trait;
-use secrecy::ExposeSecret;
-use sqlx::postgres::PgRow;
 use time::OffsetDateTime;
 
 use gateway_admin::backup::{
     BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTransfer, BackupTrigger,
-    RowCounts,
 };
 use gateway_admin::ports::BackupJobs;
 use gateway_core::ports::StorageError;
 
-use crate::crypto::SealedSecret;
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, digest, int8, opt_u32_of, opt_u64_of};
+use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::{corrupt, storage_error};
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, crypto_error};
+use crate::rows::backups::{record_from_row, secrets_from_row, settings_from_row};
+use crate::sql_shared::backup_steps::{
+    deleted, not_completed, not_running, progress_columns, progress_conflict, touched_or, updated_or, verification,
+};
 
 macro_rules! record_columns {
     () => {
@@ -30,29 +29,6 @@ macro_rules! record_select {
     () => {
         concat!("SELECT ", record_columns!(), " FROM backup_records ")
     };
-}
-
-fn record_from_row(row: &PgRow) -> Result<BackupRecord, StorageError> {
-    Ok(BackupRecord {
-        id: BackupId(row.col("id")?),
-        trigger: closed(row.col::<&str>("trigger")?, "backup_records.trigger")?,
-        state: closed(row.col::<&str>("state")?, "backup_records.state")?,
-        object_key: row.col("object_key")?,
-        size_bytes: opt_u64_of(row.col("size_bytes")?, "backup_records.size_bytes")?,
-        sha256: row.col::<Option<Vec<u8>>>("sha256")?.map(|d| digest(d, "backup_records.sha256")).transpose()?,
-        error_code: row.col("error_code")?,
-        error_message: row.col("error_message")?,
-        expires_at: row.col("expires_at")?,
-        created_at: row.col("created_at")?,
-        started_at: row.col("started_at")?,
-        finished_at: row.col("finished_at")?,
-        updated_at: row.col("updated_at")?,
-        row_counts: row.col::<Option<sqlx::types::Json<RowCounts>>>("row_counts")?.map(|json| json.0),
-        bytes_done: opt_u64_of(Some(row.col("bytes_done")?), "backup_records.bytes_done")?.unwrap_or(0),
-        upload_id: row.col("upload_id")?,
-        verified_at: row.col("verified_at")?,
-        verify_error: row.col("verify_error")?,
-    })
 }
 
 async fn fetch_records(
@@ -75,20 +51,7 @@ impl BackupJobs for PgStore {
         .await
         .map_err(storage_error)?
         .ok_or_else(|| corrupt("backup_settings", "the singleton row is missing"))?;
-        Ok(BackupSettings {
-            enabled: row.col("enabled")?,
-            endpoint: row.col("endpoint")?,
-            region: row.col("region")?,
-            bucket: row.col("bucket")?,
-            path_style: row.col("path_style")?,
-            prefix: row.col("prefix")?,
-            has_credentials: row.col("has_credentials")?,
-            schedule_cron: row.col("schedule_cron")?,
-            retention_count: opt_u32_of(row.col("retention_count")?, "backup_settings.retention_count")?,
-            retention_days: opt_u32_of(row.col("retention_days")?, "backup_settings.retention_days")?,
-            schedule_cursor_at: row.col("schedule_cursor_at")?,
-            updated_at: row.col("updated_at")?,
-        })
+        settings_from_row(&row)
     }
 
     async fn read_backup_secrets(&self) -> Result<Option<BackupStorageSecrets>, StorageError> {
@@ -100,12 +63,7 @@ impl BackupJobs for PgStore {
         .await
         .map_err(storage_error)?;
         let Some(row) = row else { return Ok(None) };
-        let sealed =
-            SealedSecret { key_id: row.col("credentials_key_id")?, ciphertext: row.col("credentials_ciphertext")? };
-        let json = self.keyring()?.open(&sealed, BACKUP_SECRETS_CONTEXT).map_err(crypto_error)?;
-        BackupStorageSecrets::from_sealed_json(json.expose_secret())
-            .map(Some)
-            .ok_or_else(|| corrupt("backup_settings.credentials_ciphertext", "not a storage secrets document"))
+        secrets_from_row(&row, self.keyring()?).map(Some)
     }
 
     async fn advance_backup_schedule(&self, cursor: OffsetDateTime) -> Result<(), StorageError> {
@@ -154,22 +112,7 @@ impl BackupJobs for PgStore {
         progress: BackupProgress,
         now: OffsetDateTime,
     ) -> Result<BackupRecord, StorageError> {
-        let from: Vec<&str> = progress.allowed_from().iter().map(|s| s.as_str()).collect();
-        let (object_key, size, sha, code, message) = match &progress {
-            BackupProgress::Uploading { object_key } => (Some(object_key.as_str()), None, None, None, None),
-            BackupProgress::Completed { object_key, size_bytes, sha256 } => (
-                Some(object_key.as_str()),
-                Some(int8(*size_bytes, "backup_records.size_bytes")?),
-                Some(sha256.as_slice()),
-                None,
-                None,
-            ),
-            BackupProgress::Failed { error_code, error_message } => {
-                (None, None, None, Some(error_code.as_str()), Some(error_message.as_str()))
-            }
-            BackupProgress::Deleting => (None, None, None, None, None),
-        };
-        let terminal = matches!(progress, BackupProgress::Completed { .. } | BackupProgress::Failed { .. });
+        let c = progress_columns(&progress)?;
         let row = sqlx::query(concat!(
             "UPDATE backup_records SET state = $2, object_key = COALESCE($4, object_key), \
              size_bytes = COALESCE($5, size_bytes), sha256 = COALESCE($6, sha256), \
@@ -180,25 +123,20 @@ impl BackupJobs for PgStore {
             record_columns!()
         ))
         .bind(id.0)
-        .bind(progress.target().as_str())
-        .bind(&from)
-        .bind(object_key)
-        .bind(size)
-        .bind(sha)
-        .bind(code)
-        .bind(message)
-        .bind(terminal)
+        .bind(c.target)
+        .bind(&c.from)
+        .bind(c.object_key)
+        .bind(c.size_bytes)
+        .bind(c.sha256)
+        .bind(c.error_code)
+        .bind(c.error_message)
+        .bind(c.terminal)
         .bind(now)
         .fetch_optional(self.pool())
         .await
         .map_err(storage_error)?;
-        match row {
-            Some(row) => record_from_row(&row),
-            None => {
-                self.get_backup(id).await?;
-                Err(StorageError::Conflict { constraint: format!("backup_records.state -> {}", progress.target()) })
-            }
-        }
+        let updated = row.as_ref().map(record_from_row).transpose()?;
+        updated_or(self, id, updated, progress_conflict(&progress)).await
     }
 
     async fn update_backup_transfer(
@@ -220,11 +158,7 @@ impl BackupJobs for PgStore {
         .execute(self.pool())
         .await
         .map_err(storage_error)?;
-        if done.rows_affected() == 1 {
-            return Ok(());
-        }
-        self.get_backup(id).await?;
-        Err(StorageError::Conflict { constraint: "backup_records.state (not running)".into() })
+        touched_or(self, id, done.rows_affected(), not_running()).await
     }
 
     async fn record_backup_verification(
@@ -233,10 +167,7 @@ impl BackupJobs for PgStore {
         outcome: Result<(), String>,
         now: OffsetDateTime,
     ) -> Result<BackupRecord, StorageError> {
-        let (verified, error) = match &outcome {
-            Ok(()) => (true, None),
-            Err(e) => (false, Some(e.as_str())),
-        };
+        let (verified, error) = verification(&outcome);
         let row = sqlx::query(concat!(
             "UPDATE backup_records SET verified_at = CASE WHEN $2 THEN $4 ELSE verified_at END, \
              verify_error = $3, updated_at = $4 WHERE id = $1 AND state = 'completed' RETURNING ",
@@ -249,13 +180,8 @@ impl BackupJobs for PgStore {
         .fetch_optional(self.pool())
         .await
         .map_err(storage_error)?;
-        match row {
-            Some(row) => record_from_row(&row),
-            None => {
-                self.get_backup(id).await?;
-                Err(StorageError::Conflict { constraint: "backup_records.state (not completed)".into() })
-            }
-        }
+        let updated = row.as_ref().map(record_from_row).transpose()?;
+        updated_or(self, id, updated, not_completed()).await
     }
 
     async fn delete_backup_record(&self, id: BackupId) -> Result<(), StorageError> {
@@ -264,7 +190,7 @@ impl BackupJobs for PgStore {
             .execute(self.pool())
             .await
             .map_err(storage_error)?;
-        if done.rows_affected() == 1 { Ok(()) } else { Err(StorageError::not_found("backup", id)) }
+        deleted(done.rows_affected(), id)
     }
 
     async fn list_backups(&self, before_id: Option<BackupId>, limit: u32) -> Result<Vec<BackupRecord>, StorageError> {

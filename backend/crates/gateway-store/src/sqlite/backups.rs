@@ -3,57 +3,29 @@
 //! (Embedded mode has no `pg_dump` to run; the records and settings behave as in production.)
 
 use async_trait::async_trait;
-use secrecy::ExposeSecret;
-use sqlx::sqlite::SqliteRow;
 use time::OffsetDateTime;
 
 use gateway_admin::backup::{
     BackupId, BackupProgress, BackupRecord, BackupSettings, BackupStorageSecrets, BackupTransfer, BackupTrigger,
-    RowCounts,
 };
 use gateway_admin::ports::BackupJobs;
 use gateway_core::ports::StorageError;
 
-use crate::crypto::SealedSecret;
-use crate::postgres::column_values::{closed, digest, int8, opt_u32_of, opt_u64_of};
+use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::corrupt;
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, crypto_error};
+use crate::rows::backups::{record_from_row, secrets_from_row, settings_from_row};
+use crate::sql_shared::backup_steps::{
+    deleted, not_completed, not_running, progress_columns, progress_conflict, touched_or, updated_or, verification,
+};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{SqliteColumns, micros, now_micros, opt_micros};
+use crate::sqlite::values::{micros, now_micros, opt_micros};
 
 macro_rules! record_columns {
     () => {
         "id, \"trigger\", state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
          created_at, started_at, finished_at, updated_at, row_counts, bytes_done, upload_id, verified_at, verify_error"
     };
-}
-
-fn record_from_row(row: &SqliteRow) -> Result<BackupRecord, StorageError> {
-    Ok(BackupRecord {
-        id: BackupId(row.col("id")?),
-        trigger: closed(row.col::<&str>("trigger")?, "backup_records.trigger")?,
-        state: closed(row.col::<&str>("state")?, "backup_records.state")?,
-        object_key: row.col("object_key")?,
-        size_bytes: opt_u64_of(row.col("size_bytes")?, "backup_records.size_bytes")?,
-        sha256: row.col::<Option<Vec<u8>>>("sha256")?.map(|d| digest(d, "backup_records.sha256")).transpose()?,
-        error_code: row.col("error_code")?,
-        error_message: row.col("error_message")?,
-        expires_at: row.opt_ts("expires_at")?,
-        created_at: row.ts("created_at")?,
-        started_at: row.opt_ts("started_at")?,
-        finished_at: row.opt_ts("finished_at")?,
-        updated_at: row.ts("updated_at")?,
-        row_counts: row
-            .col::<Option<String>>("row_counts")?
-            .map(|json| serde_json::from_str::<RowCounts>(&json))
-            .transpose()
-            .map_err(|e| corrupt("backup_records.row_counts", e))?,
-        bytes_done: opt_u64_of(Some(row.col("bytes_done")?), "backup_records.bytes_done")?.unwrap_or(0),
-        upload_id: row.col("upload_id")?,
-        verified_at: row.opt_ts("verified_at")?,
-        verify_error: row.col("verify_error")?,
-    })
 }
 
 async fn fetch_records(
@@ -76,20 +48,7 @@ impl BackupJobs for SqliteStore {
         .await
         .map_err(storage_error)?
         .ok_or_else(|| corrupt("backup_settings", "the singleton row is missing"))?;
-        Ok(BackupSettings {
-            enabled: row.col("enabled")?,
-            endpoint: row.col("endpoint")?,
-            region: row.col("region")?,
-            bucket: row.col("bucket")?,
-            path_style: row.col("path_style")?,
-            prefix: row.col("prefix")?,
-            has_credentials: row.col("has_credentials")?,
-            schedule_cron: row.col("schedule_cron")?,
-            retention_count: opt_u32_of(row.col("retention_count")?, "backup_settings.retention_count")?,
-            retention_days: opt_u32_of(row.col("retention_days")?, "backup_settings.retention_days")?,
-            schedule_cursor_at: row.opt_ts("schedule_cursor_at")?,
-            updated_at: row.ts("updated_at")?,
-        })
+        settings_from_row(&row)
     }
 
     async fn read_backup_secrets(&self) -> Result<Option<BackupStorageSecrets>, StorageError> {
@@ -101,12 +60,7 @@ impl BackupJobs for SqliteStore {
         .await
         .map_err(storage_error)?;
         let Some(row) = row else { return Ok(None) };
-        let sealed =
-            SealedSecret { key_id: row.col("credentials_key_id")?, ciphertext: row.col("credentials_ciphertext")? };
-        let json = self.keyring()?.open(&sealed, BACKUP_SECRETS_CONTEXT).map_err(crypto_error)?;
-        BackupStorageSecrets::from_sealed_json(json.expose_secret())
-            .map(Some)
-            .ok_or_else(|| corrupt("backup_settings.credentials_ciphertext", "not a storage secrets document"))
+        secrets_from_row(&row, self.keyring()?).map(Some)
     }
 
     async fn advance_backup_schedule(&self, cursor: OffsetDateTime) -> Result<(), StorageError> {
@@ -156,22 +110,7 @@ impl BackupJobs for SqliteStore {
         progress: BackupProgress,
         now: OffsetDateTime,
     ) -> Result<BackupRecord, StorageError> {
-        let from: Vec<&str> = progress.allowed_from().iter().map(|s| s.as_str()).collect();
-        let (object_key, size, sha, code, message) = match &progress {
-            BackupProgress::Uploading { object_key } => (Some(object_key.as_str()), None, None, None, None),
-            BackupProgress::Completed { object_key, size_bytes, sha256 } => (
-                Some(object_key.as_str()),
-                Some(int8(*size_bytes, "backup_records.size_bytes")?),
-                Some(sha256.to_vec()),
-                None,
-                None,
-            ),
-            BackupProgress::Failed { error_code, error_message } => {
-                (None, None, None, Some(error_code.as_str()), Some(error_message.as_str()))
-            }
-            BackupProgress::Deleting => (None, None, None, None, None),
-        };
-        let terminal = matches!(progress, BackupProgress::Completed { .. } | BackupProgress::Failed { .. });
+        let c = progress_columns(&progress)?;
         let row = sqlx::query(concat!(
             "UPDATE backup_records SET state = $2, object_key = COALESCE($4, object_key), \
              size_bytes = COALESCE($5, size_bytes), sha256 = COALESCE($6, sha256), \
@@ -182,25 +121,20 @@ impl BackupJobs for SqliteStore {
             record_columns!()
         ))
         .bind(id.0)
-        .bind(progress.target().as_str())
-        .bind(serde_json::Value::from(from).to_string())
-        .bind(object_key)
-        .bind(size)
-        .bind(sha)
-        .bind(code)
-        .bind(message)
-        .bind(terminal)
+        .bind(c.target)
+        .bind(serde_json::Value::from(c.from).to_string())
+        .bind(c.object_key)
+        .bind(c.size_bytes)
+        .bind(c.sha256)
+        .bind(c.error_code)
+        .bind(c.error_message)
+        .bind(c.terminal)
         .bind(micros(now))
         .fetch_optional(self.writer())
         .await
         .map_err(storage_error)?;
-        match row {
-            Some(row) => record_from_row(&row),
-            None => {
-                self.get_backup(id).await?;
-                Err(StorageError::Conflict { constraint: format!("backup_records.state -> {}", progress.target()) })
-            }
-        }
+        let updated = row.as_ref().map(record_from_row).transpose()?;
+        updated_or(self, id, updated, progress_conflict(&progress)).await
     }
 
     async fn update_backup_transfer(
@@ -228,11 +162,7 @@ impl BackupJobs for SqliteStore {
         .execute(self.writer())
         .await
         .map_err(storage_error)?;
-        if done.rows_affected() == 1 {
-            return Ok(());
-        }
-        self.get_backup(id).await?;
-        Err(StorageError::Conflict { constraint: "backup_records.state (not running)".into() })
+        touched_or(self, id, done.rows_affected(), not_running()).await
     }
 
     async fn record_backup_verification(
@@ -241,10 +171,7 @@ impl BackupJobs for SqliteStore {
         outcome: Result<(), String>,
         now: OffsetDateTime,
     ) -> Result<BackupRecord, StorageError> {
-        let (verified, error) = match &outcome {
-            Ok(()) => (true, None),
-            Err(e) => (false, Some(e.as_str())),
-        };
+        let (verified, error) = verification(&outcome);
         let row = sqlx::query(concat!(
             "UPDATE backup_records SET verified_at = CASE WHEN $2 THEN $4 ELSE verified_at END, \
              verify_error = $3, updated_at = $4 WHERE id = $1 AND state = 'completed' RETURNING ",
@@ -257,13 +184,8 @@ impl BackupJobs for SqliteStore {
         .fetch_optional(self.writer())
         .await
         .map_err(storage_error)?;
-        match row {
-            Some(row) => record_from_row(&row),
-            None => {
-                self.get_backup(id).await?;
-                Err(StorageError::Conflict { constraint: "backup_records.state (not completed)".into() })
-            }
-        }
+        let updated = row.as_ref().map(record_from_row).transpose()?;
+        updated_or(self, id, updated, not_completed()).await
     }
 
     async fn delete_backup_record(&self, id: BackupId) -> Result<(), StorageError> {
@@ -272,7 +194,7 @@ impl BackupJobs for SqliteStore {
             .execute(self.writer())
             .await
             .map_err(storage_error)?;
-        if done.rows_affected() == 1 { Ok(()) } else { Err(StorageError::not_found("backup", id)) }
+        deleted(done.rows_affected(), id)
     }
 
     async fn list_backups(&self, before_id: Option<BackupId>, limit: u32) -> Result<Vec<BackupRecord>, StorageError> {
