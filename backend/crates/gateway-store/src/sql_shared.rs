@@ -3,3 +3,4 @@
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
 pub(crate) mod backup_steps;
+pub(crate) mod migration_runner;
