@@ -5,6 +5,7 @@ pub(crate) mod accounts;
 pub(crate) mod alert_settings;
 pub(crate) mod audit;
 pub(crate) mod backups;
+pub(crate) mod credentials;
 pub(crate) mod egress_proxy;
 pub(crate) mod ops_events;
 pub(crate) mod requests;

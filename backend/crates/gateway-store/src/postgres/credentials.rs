@@ -5,20 +5,17 @@ use async_trait::async_trait;
 use sqlx::PgConnection;
 use time::OffsetDateTime;
 
-use gateway_core::domain::{AccountId, CredentialFacts, CredentialRevision, ProviderKind, StoredCredential};
+use gateway_core::domain::{AccountId, CredentialFacts, CredentialRevision, StoredCredential};
 use gateway_core::ports::{CredentialStore, CredentialWrite, RefreshDue, StorageError};
 
-use crate::crypto::{Keyring, SealedSecret};
+use crate::crypto::Keyring;
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, int4, int8};
+use crate::postgres::column_values::{int4, int8};
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::sealing::{open_credential, seal_credential};
-
-struct AccountIdentity {
-    provider: ProviderKind,
-    external_account_id: String,
-    revision: CredentialRevision,
-}
+use crate::postgres::sealing::seal_credential;
+use crate::rows::credentials::{
+    AccountIdentity, credential_from_row, identity_from_row, mismatch, refresh_due_from_row,
+};
 
 async fn identity(conn: &mut PgConnection, account: AccountId) -> Result<AccountIdentity, StorageError> {
     let row =
@@ -28,20 +25,7 @@ async fn identity(conn: &mut PgConnection, account: AccountId) -> Result<Account
             .await
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("account", account))?;
-    Ok(AccountIdentity {
-        provider: closed(row.col::<&str>("provider")?, "provider_accounts.provider")?,
-        external_account_id: row.col("external_account_id")?,
-        revision: CredentialRevision(row.col("credential_revision")?),
-    })
-}
-
-fn mismatch(account: AccountId, expected: CredentialRevision, actual: CredentialRevision) -> StorageError {
-    StorageError::RevisionMismatch {
-        entity: "account credential",
-        id: account.to_string(),
-        expected: expected.0,
-        actual: actual.0,
-    }
+    identity_from_row(&row)
 }
 
 /// The CAS write shared by the refresh path and the admin unit of work.
@@ -100,14 +84,7 @@ impl CredentialStore for PgStore {
         .await
         .map_err(storage_error)?
         .ok_or_else(|| StorageError::not_found("account", account))?;
-        let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
-        let external: String = row.col("external_account_id")?;
-        let sealed =
-            SealedSecret { key_id: row.col("credential_key_id")?, ciphertext: row.col("credential_ciphertext")? };
-        Ok(StoredCredential {
-            revision: CredentialRevision(row.col("credential_revision")?),
-            slot: open_credential(keyring, provider, &external, &sealed),
-        })
+        credential_from_row(&row, keyring)
     }
 
     async fn write_credential(
@@ -159,15 +136,6 @@ impl CredentialStore for PgStore {
         .fetch_all(self.pool())
         .await
         .map_err(storage_error)?;
-        rows.iter()
-            .map(|row| {
-                Ok(RefreshDue {
-                    account_id: AccountId(row.col("id")?),
-                    provider: closed(row.col::<&str>("provider")?, "provider_accounts.provider")?,
-                    credential_revision: CredentialRevision(row.col("credential_revision")?),
-                    next_refresh_at: row.col("next_refresh_at")?,
-                })
-            })
-            .collect()
+        rows.iter().map(refresh_due_from_row).collect()
     }
 }
