@@ -2,6 +2,7 @@
 //! same mapping to domain types, over [`RowColumns`](crate::row_columns::RowColumns).
 
 pub(crate) mod accounts;
+pub(crate) mod admin_users;
 pub(crate) mod alert_settings;
 pub(crate) mod audit;
 pub(crate) mod backups;

@@ -3,7 +3,6 @@
 
 use async_trait::async_trait;
 use sqlx::PgConnection;
-use sqlx::postgres::PgRow;
 use time::OffsetDateTime;
 
 use gateway_admin::admin_user::{
@@ -14,26 +13,9 @@ use gateway_core::ports::StorageError;
 
 use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
-use crate::postgres::column_values::ColumnRead;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::sealing::{open_totp, seal_totp};
-
-const SELECT: &str = "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
-     api_key_created_at, last_login_at, created_at FROM admin_users ";
-
-fn user_from_row(row: &PgRow) -> Result<AdminUserRecord, StorageError> {
-    Ok(AdminUserRecord {
-        id: AdminUserId(row.col("id")?),
-        username: row.col("username")?,
-        password_hash: row.col::<Option<String>>("password_hash")?.map(PasswordHash),
-        enabled: row.col("enabled")?,
-        totp_enabled: row.col::<Option<OffsetDateTime>>("totp_enabled_at")?.is_some(),
-        api_key_prefix: row.col("api_key_prefix")?,
-        api_key_created_at: row.col("api_key_created_at")?,
-        last_login_at: row.col("last_login_at")?,
-        created_at: row.col("created_at")?,
-    })
-}
+use crate::rows::admin_users::{admin_user_select, sealed_totp_from_row, user_from_row};
 
 #[async_trait]
 impl AdminUsers for PgStore {
@@ -46,7 +28,7 @@ impl AdminUsers for PgStore {
     }
 
     async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE lower(username) = lower($1)"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE lower(username) = lower($1)"))
             .bind(username)
             .fetch_optional(self.pool())
             .await
@@ -55,7 +37,7 @@ impl AdminUsers for PgStore {
     }
 
     async fn find_admin_by_api_key(&self, hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE api_key_hash = $1"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE api_key_hash = $1"))
             .bind(hash.as_slice())
             .fetch_optional(self.pool())
             .await
@@ -64,7 +46,7 @@ impl AdminUsers for PgStore {
     }
 
     async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE id = $1"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE id = $1"))
             .bind(id.0)
             .fetch_optional(self.pool())
             .await
@@ -74,7 +56,10 @@ impl AdminUsers for PgStore {
     }
 
     async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
-        let rows = sqlx::query(const_str(SELECT, "ORDER BY id")).fetch_all(self.pool()).await.map_err(storage_error)?;
+        let rows = sqlx::query(concat!(admin_user_select!(), "ORDER BY id"))
+            .fetch_all(self.pool())
+            .await
+            .map_err(storage_error)?;
         rows.iter().map(user_from_row).collect()
     }
 
@@ -85,13 +70,9 @@ impl AdminUsers for PgStore {
             .await
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        let (Some(ciphertext), Some(key_id)) =
-            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
-        else {
-            return Ok(None);
-        };
+        let Some(sealed) = sealed_totp_from_row(&row)? else { return Ok(None) };
         let keyring = self.keyring.as_deref().ok_or_else(missing_key)?;
-        open_totp(keyring, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
+        open_totp(keyring, id.0, &sealed).map(Some)
     }
 
     async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
@@ -103,11 +84,6 @@ impl AdminUsers for PgStore {
             .map_err(storage_error)?;
         Ok(())
     }
-}
-
-/// The statements are fixed strings; joining two of them yields a `'static` text.
-fn const_str(head: &'static str, tail: &'static str) -> sqlx::AssertSqlSafe<String> {
-    sqlx::AssertSqlSafe(format!("{head}{tail}"))
 }
 
 pub(crate) async fn create_admin_user(

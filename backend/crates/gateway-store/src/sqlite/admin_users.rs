@@ -3,7 +3,6 @@
 
 use async_trait::async_trait;
 use sqlx::SqliteConnection;
-use sqlx::sqlite::SqliteRow;
 use time::OffsetDateTime;
 
 use gateway_admin::admin_user::{
@@ -12,32 +11,12 @@ use gateway_admin::admin_user::{
 use gateway_admin::ports::AdminUsers;
 use gateway_core::ports::StorageError;
 
-use crate::crypto::{Keyring, SealedSecret};
+use crate::crypto::Keyring;
 use crate::postgres::sealing::{open_totp, seal_totp};
+use crate::rows::admin_users::{admin_user_select, sealed_totp_from_row, user_from_row};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{SqliteColumns, micros, now_micros};
-
-macro_rules! user_select {
-    () => {
-        "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
-         api_key_created_at, last_login_at, created_at FROM admin_users "
-    };
-}
-
-fn user_from_row(row: &SqliteRow) -> Result<AdminUserRecord, StorageError> {
-    Ok(AdminUserRecord {
-        id: AdminUserId(row.col("id")?),
-        username: row.col("username")?,
-        password_hash: row.col::<Option<String>>("password_hash")?.map(PasswordHash),
-        enabled: row.col("enabled")?,
-        totp_enabled: row.col::<Option<i64>>("totp_enabled_at")?.is_some(),
-        api_key_prefix: row.col("api_key_prefix")?,
-        api_key_created_at: row.opt_ts("api_key_created_at")?,
-        last_login_at: row.opt_ts("last_login_at")?,
-        created_at: row.ts("created_at")?,
-    })
-}
+use crate::sqlite::values::{micros, now_micros};
 
 #[async_trait]
 impl AdminUsers for SqliteStore {
@@ -50,7 +29,7 @@ impl AdminUsers for SqliteStore {
     }
 
     async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE lower(username) = lower($1)"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE lower(username) = lower($1)"))
             .bind(username)
             .fetch_optional(self.reader())
             .await
@@ -59,7 +38,7 @@ impl AdminUsers for SqliteStore {
     }
 
     async fn find_admin_by_api_key(&self, hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE api_key_hash = $1"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE api_key_hash = $1"))
             .bind(hash.as_slice())
             .fetch_optional(self.reader())
             .await
@@ -68,7 +47,7 @@ impl AdminUsers for SqliteStore {
     }
 
     async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE id = $1"))
+        let row = sqlx::query(concat!(admin_user_select!(), "WHERE id = $1"))
             .bind(id.0)
             .fetch_optional(self.reader())
             .await
@@ -78,7 +57,7 @@ impl AdminUsers for SqliteStore {
     }
 
     async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
-        let rows = sqlx::query(concat!(user_select!(), "ORDER BY id"))
+        let rows = sqlx::query(concat!(admin_user_select!(), "ORDER BY id"))
             .fetch_all(self.reader())
             .await
             .map_err(storage_error)?;
@@ -92,12 +71,8 @@ impl AdminUsers for SqliteStore {
             .await
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        let (Some(ciphertext), Some(key_id)) =
-            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
-        else {
-            return Ok(None);
-        };
-        open_totp(self.keyring()?, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
+        let Some(sealed) = sealed_totp_from_row(&row)? else { return Ok(None) };
+        open_totp(self.keyring()?, id.0, &sealed).map(Some)
     }
 
     async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
