@@ -4,3 +4,4 @@
 
 pub(crate) mod backup_steps;
 pub(crate) mod migration_runner;
+pub(crate) mod reseal;
