@@ -10,4 +10,5 @@ pub(crate) mod credentials;
 pub(crate) mod egress_proxy;
 pub(crate) mod ops_events;
 pub(crate) mod requests;
+pub(crate) mod runtime_settings;
 pub(crate) mod usage;
