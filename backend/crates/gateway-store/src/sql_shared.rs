@@ -2,6 +2,7 @@
 //! binds, how its result is shaped into the port's answer, and the drivers that loop over
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
+pub(crate) mod admin_user_reads;
 pub(crate) mod alert_reads;
 pub(crate) mod audit_chain;
 pub(crate) mod backup_steps;
