@@ -5,6 +5,7 @@
 pub(crate) mod admin_user_reads;
 pub(crate) mod alert_reads;
 pub(crate) mod audit_chain;
+pub(crate) mod backup_jobs;
 pub(crate) mod backup_steps;
 pub(crate) mod client_key_values;
 pub(crate) mod migration_runner;

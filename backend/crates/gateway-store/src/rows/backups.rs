@@ -12,6 +12,15 @@ use crate::postgres::error_mapping::corrupt;
 use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, crypto_error};
 use crate::row_columns::RowColumns;
 
+/// The columns [`record_from_row`] reads; the same text on both dialects.
+macro_rules! record_columns {
+    () => {
+        "id, \"trigger\", state, object_key, size_bytes, sha256, error_code, error_message, expires_at, \
+         created_at, started_at, finished_at, updated_at, row_counts, bytes_done, upload_id, verified_at, verify_error"
+    };
+}
+pub(crate) use record_columns;
+
 pub(crate) fn record_from_row(row: &impl RowColumns) -> Result<BackupRecord, StorageError> {
     Ok(BackupRecord {
         id: BackupId(row.col("id")?),
