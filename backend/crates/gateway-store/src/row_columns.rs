@@ -35,6 +35,17 @@ pub(crate) trait RowColumns {
     fn json(&self, name: &str) -> Result<serde_json::Value, StorageError> {
         self.opt_json(name)?.ok_or_else(|| corrupt(name, "unexpected NULL"))
     }
+
+    /// A list of ids, ascending (PostgreSQL: an ordered `array_agg`; SQLite: a `json_group_array`).
+    fn ids(&self, name: &str) -> Result<Vec<i64>, StorageError>;
+
+    /// An optional list of strings (PostgreSQL: `TEXT[]`; SQLite: a JSON array).
+    fn opt_strings(&self, name: &str) -> Result<Option<Vec<String>>, StorageError>;
+
+    /// An optional JSON document decoded as `T`.
+    fn opt_json_as<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<Option<T>, StorageError> {
+        self.opt_json(name)?.map(|v| serde_json::from_value(v).map_err(|e| corrupt(name, e))).transpose()
+    }
 }
 
 impl RowColumns for PgRow {
@@ -47,6 +58,14 @@ impl RowColumns for PgRow {
     }
 
     fn opt_json(&self, name: &str) -> Result<Option<serde_json::Value>, StorageError> {
+        sqlx::Row::try_get(self, name).map_err(crate::postgres::error_mapping::storage_error)
+    }
+
+    fn ids(&self, name: &str) -> Result<Vec<i64>, StorageError> {
+        sqlx::Row::try_get(self, name).map_err(crate::postgres::error_mapping::storage_error)
+    }
+
+    fn opt_strings(&self, name: &str) -> Result<Option<Vec<String>>, StorageError> {
         sqlx::Row::try_get(self, name).map_err(crate::postgres::error_mapping::storage_error)
     }
 }
@@ -62,5 +81,13 @@ impl RowColumns for SqliteRow {
 
     fn opt_json(&self, name: &str) -> Result<Option<serde_json::Value>, StorageError> {
         crate::sqlite::values::SqliteColumns::opt_json(self, name)
+    }
+
+    fn ids(&self, name: &str) -> Result<Vec<i64>, StorageError> {
+        crate::sqlite::values::sorted_ids(self, name)
+    }
+
+    fn opt_strings(&self, name: &str) -> Result<Option<Vec<String>>, StorageError> {
+        crate::sqlite::values::opt_string_list(self, name)
     }
 }

@@ -1,114 +1,18 @@
-//! Administrators: [`AdminUsers`] reads, the last-login stamp, and the unit-of-work mutations
-//! (create, password, API key).
+//! Administrators: `AdminUsers` (its one body for both dialects: `sql_shared::admin_user_reads`)
+//! and the unit-of-work mutations (create, password, API key).
 
-use async_trait::async_trait;
 use sqlx::PgConnection;
-use sqlx::postgres::PgRow;
-use time::OffsetDateTime;
 
-use gateway_admin::admin_user::{
-    AdminApiKey, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
-};
-use gateway_admin::ports::AdminUsers;
+use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use gateway_core::ports::StorageError;
 
 use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
-use crate::postgres::column_values::ColumnRead;
+use crate::postgres::column_values::timestamp;
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::sealing::{open_totp, seal_totp};
+use crate::postgres::sealing::seal_totp;
 
-const SELECT: &str = "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
-     api_key_created_at, last_login_at, created_at FROM admin_users ";
-
-fn user_from_row(row: &PgRow) -> Result<AdminUserRecord, StorageError> {
-    Ok(AdminUserRecord {
-        id: AdminUserId(row.col("id")?),
-        username: row.col("username")?,
-        password_hash: row.col::<Option<String>>("password_hash")?.map(PasswordHash),
-        enabled: row.col("enabled")?,
-        totp_enabled: row.col::<Option<OffsetDateTime>>("totp_enabled_at")?.is_some(),
-        api_key_prefix: row.col("api_key_prefix")?,
-        api_key_created_at: row.col("api_key_created_at")?,
-        last_login_at: row.col("last_login_at")?,
-        created_at: row.col("created_at")?,
-    })
-}
-
-#[async_trait]
-impl AdminUsers for PgStore {
-    async fn count_admin_users(&self) -> Result<u64, StorageError> {
-        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_users")
-            .fetch_one(self.pool())
-            .await
-            .map_err(storage_error)?;
-        Ok(u64::try_from(count).unwrap_or(0))
-    }
-
-    async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE lower(username) = lower($1)"))
-            .bind(username)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(storage_error)?;
-        row.as_ref().map(user_from_row).transpose()
-    }
-
-    async fn find_admin_by_api_key(&self, hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE api_key_hash = $1"))
-            .bind(hash.as_slice())
-            .fetch_optional(self.pool())
-            .await
-            .map_err(storage_error)?;
-        row.as_ref().map(user_from_row).transpose()
-    }
-
-    async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
-        let row = sqlx::query(const_str(SELECT, "WHERE id = $1"))
-            .bind(id.0)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(storage_error)?
-            .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        user_from_row(&row)
-    }
-
-    async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
-        let rows = sqlx::query(const_str(SELECT, "ORDER BY id")).fetch_all(self.pool()).await.map_err(storage_error)?;
-        rows.iter().map(user_from_row).collect()
-    }
-
-    async fn admin_totp_secret(&self, id: AdminUserId) -> Result<Option<TotpSecret>, StorageError> {
-        let row = sqlx::query("SELECT totp_secret_ciphertext, totp_key_id FROM admin_users WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(self.pool())
-            .await
-            .map_err(storage_error)?
-            .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        let (Some(ciphertext), Some(key_id)) =
-            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
-        else {
-            return Ok(None);
-        };
-        let keyring = self.keyring.as_deref().ok_or_else(missing_key)?;
-        open_totp(keyring, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
-    }
-
-    async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
-        sqlx::query("UPDATE admin_users SET last_login_at = $2 WHERE id = $1")
-            .bind(id.0)
-            .bind(at)
-            .execute(self.pool())
-            .await
-            .map_err(storage_error)?;
-        Ok(())
-    }
-}
-
-/// The statements are fixed strings; joining two of them yields a `'static` text.
-fn const_str(head: &'static str, tail: &'static str) -> sqlx::AssertSqlSafe<String> {
-    sqlx::AssertSqlSafe(format!("{head}{tail}"))
-}
+crate::sql_shared::admin_user_reads::sql_admin_users!(PgStore, pool, pool, timestamp);
 
 pub(crate) async fn create_admin_user(
     conn: &mut PgConnection,

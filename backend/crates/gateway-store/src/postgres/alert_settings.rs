@@ -1,12 +1,10 @@
-//! [`AlertSettings`] and the alert mutations of the admin unit of work (`alert_webhooks`,
-//! `alert_rules`); the row mapping is shared with SQLite (`rows::alert_settings`).
+//! `AlertSettings` (its one body for both dialects: `sql_shared::alert_reads`) and the alert
+//! mutations of the admin unit of work (`alert_webhooks`, `alert_rules`); the row mapping is
+//! shared with SQLite (`rows::alert_settings`).
 
-use async_trait::async_trait;
 use sqlx::PgConnection;
 
-use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite, StoredWebhook};
-use gateway_admin::alerting::Webhook;
-use gateway_admin::ports::AlertSettings;
+use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite};
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
@@ -14,70 +12,10 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::int4;
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::row_presence::found;
-use crate::rows::alert_settings::{
-    complete_rules, kinds_json, open_targets, rule_from_row, seal_secret, target_from_row, webhook_from_row,
-};
+use crate::rows::alert_settings::{kinds_json, seal_secret};
 use crate::sql_transaction::missing_key;
 
-#[async_trait]
-impl AlertSettings for PgStore {
-    async fn list_alert_webhooks(&self) -> Result<Vec<StoredWebhook>, StorageError> {
-        let rows =
-            sqlx::query("SELECT id, name, url, kinds, enabled, created_at, updated_at FROM alert_webhooks ORDER BY id")
-                .fetch_all(self.pool())
-                .await
-                .map_err(storage_error)?;
-        rows.iter().map(webhook_from_row).collect()
-    }
-
-    async fn get_alert_webhook(&self, id: AlertWebhookId) -> Result<StoredWebhook, StorageError> {
-        let row = sqlx::query(
-            "SELECT id, name, url, kinds, enabled, created_at, updated_at FROM alert_webhooks WHERE id = $1",
-        )
-        .bind(id.0)
-        .fetch_optional(self.pool())
-        .await
-        .map_err(storage_error)?
-        .ok_or_else(|| StorageError::not_found("alert webhook", id))?;
-        webhook_from_row(&row)
-    }
-
-    async fn alert_webhook_target(&self, id: AlertWebhookId) -> Result<Webhook, StorageError> {
-        let row = sqlx::query(
-            "SELECT id, name, url, kinds, secret_ciphertext, secret_key_id FROM alert_webhooks WHERE id = $1",
-        )
-        .bind(id.0)
-        .fetch_optional(self.pool())
-        .await
-        .map_err(storage_error)?
-        .ok_or_else(|| StorageError::not_found("alert webhook", id))?;
-        target_from_row(&row, self.keyring()?)
-    }
-
-    async fn enabled_alert_webhooks(&self) -> Result<Vec<Webhook>, StorageError> {
-        let rows = sqlx::query(
-            "SELECT id, name, url, kinds, secret_ciphertext, secret_key_id FROM alert_webhooks \
-             WHERE enabled ORDER BY id",
-        )
-        .fetch_all(self.pool())
-        .await
-        .map_err(storage_error)?;
-        if rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(open_targets(&rows, self.keyring()?))
-    }
-
-    async fn list_alert_rules(&self) -> Result<Vec<AlertRule>, StorageError> {
-        let rows = sqlx::query(
-            "SELECT kind, enabled, threshold_percent, window_seconds, min_requests FROM alert_rules ORDER BY kind",
-        )
-        .fetch_all(self.pool())
-        .await
-        .map_err(storage_error)?;
-        Ok(complete_rules(rows.iter().map(rule_from_row).collect::<Result<_, _>>()?))
-    }
-}
+crate::sql_shared::alert_reads::sql_alert_settings!(PgStore, pool);
 
 pub(crate) async fn create_webhook(
     conn: &mut PgConnection,

@@ -9,14 +9,7 @@ use gateway_core::ports::StorageError;
 use crate::postgres::PgStore;
 use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
-use crate::rows::audit::event_from_row;
-
-macro_rules! audit_select {
-    () => {
-        "SELECT id, occurred_at, actor_user_id, actor_name, action, target_kind, target_id, details, \
-         config_revision, prev_hash, row_hash FROM admin_audit_events "
-    };
-}
+use crate::rows::audit::{audit_select, event_from_row};
 
 #[async_trait]
 impl AuditSearch for PgStore {

@@ -2,15 +2,14 @@
 
 use async_trait::async_trait;
 use sqlx::PgExecutor;
-use sqlx::postgres::PgRow;
 
 use gateway_admin::ports::ClientKeyDirectory;
-use gateway_core::domain::{ClientKeyHash, ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupId, KeyScope, NanoUsd};
+use gateway_core::domain::{ClientKeyId, ClientKeyRecord};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, digest, opt_u32_of, opt_u64_of};
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::client_keys::client_key_from_row;
 
 macro_rules! client_key_select {
     () => {
@@ -30,31 +29,6 @@ pub(crate) async fn load_all_client_keys<'c>(
         .await
         .map_err(storage_error)?;
     rows.iter().map(client_key_from_row).collect()
-}
-
-fn client_key_from_row(row: &PgRow) -> Result<ClientKeyRecord, StorageError> {
-    let group_ids: Vec<i64> = row.col("group_ids")?;
-    Ok(ClientKeyRecord {
-        id: ClientKeyId(row.col("id")?),
-        name: row.col("name")?,
-        key_hash: ClientKeyHash(digest(row.col("key_hash")?, "client_api_keys.key_hash")?),
-        key_prefix: row.col("key_prefix")?,
-        enabled: row.col("enabled")?,
-        expires_at: row.col("expires_at")?,
-        limits: ClientKeyLimits {
-            max_concurrency: opt_u32_of(row.col("max_concurrency")?, "client_api_keys.max_concurrency")?,
-            requests_per_minute: opt_u32_of(row.col("requests_per_minute")?, "client_api_keys.requests_per_minute")?,
-            daily_token_budget: opt_u64_of(row.col("daily_token_budget")?, "client_api_keys.daily_token_budget")?,
-            monthly_token_budget: opt_u64_of(row.col("monthly_token_budget")?, "client_api_keys.monthly_token_budget")?,
-            daily_cost_budget: row.col::<Option<i64>>("daily_cost_budget_nano_usd")?.map(NanoUsd),
-            monthly_cost_budget: row.col::<Option<i64>>("monthly_cost_budget_nano_usd")?.map(NanoUsd),
-        },
-        allowed_models: row.col("allowed_models")?,
-        scope: KeyScope::from_group_ids(group_ids.into_iter().map(GroupId).collect()),
-        service_tier_policy: closed(row.col::<&str>("service_tier_policy")?, "client_api_keys.service_tier_policy")?,
-        created_at: row.col("created_at")?,
-        updated_at: row.col("updated_at")?,
-    })
 }
 
 #[async_trait]

@@ -12,18 +12,15 @@
 //!   fact, no `config_revision` (decision 0142).
 
 use secrecy::ExposeSecret;
-use sqlx::postgres::PgRow;
 
 use gateway_core::ports::StorageError;
 
 use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, int8};
+use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::sealing::{
-    ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, crypto_error, totp_context,
-};
-use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
+use crate::postgres::sealing::crypto_error;
+use crate::sql_shared::reseal::{self as shared, ResealPlan, ResealStore};
 
 /// The kinds of sealed secrets, one sealed column each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,12 +107,12 @@ impl ResealReport {
 }
 
 /// One sealed column: where it lives and how its context is built. The statements are plain SQL
-/// that the SQLite adapter runs too (`sqlite::key_rotation`); only `context` reads a PostgreSQL row.
+/// that the SQLite adapter runs too (`sqlite::key_rotation`); the sealing context of a row is
+/// `sql_shared::reseal::context`.
 pub(crate) struct SealedColumn {
     pub(crate) select: &'static str,
     pub(crate) update: &'static str,
     pub(crate) count: &'static str,
-    context: fn(&PgRow) -> Result<String, StorageError>,
 }
 
 const CREDENTIALS: SealedColumn = SealedColumn {
@@ -125,10 +122,6 @@ const CREDENTIALS: SealedColumn = SealedColumn {
     update: "UPDATE provider_accounts SET credential_ciphertext = $2, credential_key_id = $3 \
              WHERE id = $1 AND credential_key_id = $4 AND credential_ciphertext = $5",
     count: "SELECT count(*) FROM provider_accounts WHERE credential_key_id <> $1",
-    context: |row| {
-        let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
-        Ok(credential_context(provider, row.col::<&str>("external_account_id")?))
-    },
 };
 
 const TOTP_SECRETS: SealedColumn = SealedColumn {
@@ -137,7 +130,6 @@ const TOTP_SECRETS: SealedColumn = SealedColumn {
     update: "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3 \
              WHERE id = $1 AND totp_key_id = $4 AND totp_secret_ciphertext = $5",
     count: "SELECT count(*) FROM admin_users WHERE totp_key_id <> $1",
-    context: |row| Ok(totp_context(row.col("id")?)),
 };
 
 const BACKUP_SECRETS: SealedColumn = SealedColumn {
@@ -146,7 +138,6 @@ const BACKUP_SECRETS: SealedColumn = SealedColumn {
     update: "UPDATE backup_settings SET credentials_ciphertext = $2, credentials_key_id = $3 \
              WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
     count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
-    context: |_| Ok(BACKUP_SECRETS_CONTEXT.to_owned()),
 };
 
 const ACCOUNT_PROXIES: SealedColumn = SealedColumn {
@@ -156,7 +147,6 @@ const ACCOUNT_PROXIES: SealedColumn = SealedColumn {
     update: "UPDATE provider_accounts SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
              WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
     count: "SELECT count(*) FROM provider_accounts WHERE egress_proxy_key_id <> $1",
-    context: |row| Ok(account_proxy_context(row.col::<&str>("provider")?, row.col::<&str>("external_account_id")?)),
 };
 
 const GROUP_PROXIES: SealedColumn = SealedColumn {
@@ -165,7 +155,6 @@ const GROUP_PROXIES: SealedColumn = SealedColumn {
     update: "UPDATE account_groups SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
              WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
     count: "SELECT count(*) FROM account_groups WHERE egress_proxy_key_id <> $1",
-    context: |row| Ok(group_proxy_context(row.col("id")?)),
 };
 
 const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
@@ -174,35 +163,17 @@ const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
     update: "UPDATE alert_webhooks SET secret_ciphertext = $2, secret_key_id = $3 \
              WHERE id = $1 AND secret_key_id = $4 AND secret_ciphertext = $5",
     count: "SELECT count(*) FROM alert_webhooks WHERE secret_key_id <> $1",
-    context: |_| Ok(ALERT_WEBHOOK_SECRET_CONTEXT.to_owned()),
 };
 
 impl PgStore {
     /// Re-seals every kind to the end, `batch` rows per committed transaction.
     pub async fn reseal_secrets(&self, batch: u32) -> Result<ResealReport, StorageError> {
-        let mut report = ResealReport::default();
-        for kind in SealedKind::ALL {
-            report.kinds.push((kind, self.reseal_kind(kind, batch).await?));
-        }
-        Ok(report)
+        shared::reseal_secrets(self, batch).await
     }
 
     /// Re-seals one kind to the end, batch by batch; then counts what is still under another key.
     pub async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, StorageError> {
-        let mut total = ResealCounts::default();
-        let mut after = 0;
-        loop {
-            let done = self.reseal_batch(kind, after, batch).await?;
-            total.resealed += done.counts.resealed;
-            total.unreadable += done.counts.unreadable;
-            total.skipped += done.counts.skipped;
-            match done.last_id {
-                Some(last) => after = last,
-                None => break,
-            }
-        }
-        total.remaining = self.count_not_current(kind).await?;
-        Ok(total)
+        shared::reseal_kind(self, kind, batch).await
     }
 
     /// Rows of `kind` sealed under another key than the current one.
@@ -228,29 +199,32 @@ impl PgStore {
             .fetch_all(&mut *tx)
             .await
             .map_err(storage_error)?;
-        let mut counts = ResealCounts::default();
-        let mut last_id = None;
-        for row in &rows {
-            let id: i64 = row.col("id")?;
-            last_id = Some(id);
-            let old = SealedSecret { key_id: row.col("key_id")?, ciphertext: row.col("ciphertext")? };
-            let Some(new) = reseal(keyring, kind, id, &old, &(column.context)(row)?)? else {
-                counts.unreadable += 1;
-                continue;
-            };
+        let ResealPlan { writes, mut batch } = ResealPlan::new(keyring, kind, &rows)?;
+        for write in &writes {
             let done = sqlx::query(column.update)
-                .bind(id)
-                .bind(&new.ciphertext)
-                .bind(&new.key_id)
-                .bind(&old.key_id)
-                .bind(&old.ciphertext)
+                .bind(write.id)
+                .bind(&write.new.ciphertext)
+                .bind(&write.new.key_id)
+                .bind(&write.old.key_id)
+                .bind(&write.old.ciphertext)
                 .execute(&mut *tx)
                 .await
                 .map_err(storage_error)?;
-            if done.rows_affected() == 1 { counts.resealed += 1 } else { counts.skipped += 1 }
+            ResealPlan::written(&mut batch, done.rows_affected());
         }
         tx.commit().await.map_err(storage_error)?;
-        Ok(ResealBatch { counts, last_id })
+        Ok(batch)
+    }
+}
+
+#[async_trait::async_trait]
+impl ResealStore for PgStore {
+    async fn reseal_one_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError> {
+        self.reseal_batch(kind, after_id, batch).await
+    }
+
+    async fn count_remaining(&self, kind: SealedKind) -> Result<u64, StorageError> {
+        self.count_not_current(kind).await
     }
 }
 

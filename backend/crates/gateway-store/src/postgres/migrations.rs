@@ -4,14 +4,14 @@
 //! with the embedded file, and start-up is refused with the file's name on a mismatch.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use sqlx::migrate::{MigrateError, Migration, MigrationType, Migrator};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::PgPool;
-use sqlx::{AssertSqlSafe, Row, SqlSafeStr};
+use sqlx::{AssertSqlSafe, SqlSafeStr};
 
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::store_error::StoreError;
+use crate::sql_shared::migration_runner::{Recorded, migrate_error, recorded_from_rows, report, verified_migrator};
 
 /// The migrations this binary ships, in order. A new migration is a new file and a new line here.
 const EMBEDDED: &[(&str, &str)] = &[
@@ -102,63 +102,23 @@ pub struct MigrationReport {
 }
 
 pub(crate) async fn run(pool: &PgPool, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
-    let migrator = set.migrator();
     let recorded = applied_checksums(pool).await?;
-    for (version, (checksum, success)) in &recorded {
-        let Some(migration) = migrator.iter().find(|m| m.version == *version) else {
-            return Err(StoreError::MigrationUnknown { version: *version });
-        };
-        if !success {
-            return Err(StoreError::MigrationDirty { version: *version });
-        }
-        if migration.checksum.as_ref() != checksum.as_slice() {
-            return Err(StoreError::MigrationModified { version: *version, file: set.file_name(*version) });
-        }
-    }
-    migrator.run(pool).await.map_err(|e| migrate_error(e, set))?;
-    let applied = set
-        .files
-        .iter()
-        .filter(|file| !recorded.contains_key(&file.version))
-        .map(|f| f.file_name.to_string())
-        .collect();
-    Ok(MigrationReport { applied, verified: recorded.len() })
+    let migrator = verified_migrator(set, &recorded)?;
+    migrator.run(pool).await.map_err(|e| migrate_error(e, set, storage_error))?;
+    Ok(report(set, &recorded))
 }
 
-async fn applied_checksums(pool: &PgPool) -> Result<HashMap<i64, (Vec<u8>, bool)>, StoreError> {
+async fn applied_checksums(pool: &PgPool) -> Result<Recorded, StoreError> {
     let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
         .fetch_one(pool)
         .await
         .map_err(storage_error)?;
     if !exists {
-        return Ok(HashMap::new());
+        return Ok(Recorded::new());
     }
     let rows = sqlx::query("SELECT version, checksum, success FROM _sqlx_migrations ORDER BY version")
         .fetch_all(pool)
         .await
         .map_err(storage_error)?;
-    rows.iter()
-        .map(|row| {
-            let version: i64 = row.try_get("version")?;
-            let checksum: Vec<u8> = row.try_get("checksum")?;
-            let success: bool = row.try_get("success")?;
-            Ok((version, (checksum, success)))
-        })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(|e| StoreError::Storage(storage_error(e)))
-}
-
-fn migrate_error(err: MigrateError, set: &MigrationSet) -> StoreError {
-    match err {
-        MigrateError::VersionMismatch(version) => {
-            StoreError::MigrationModified { version, file: set.file_name(version) }
-        }
-        MigrateError::VersionMissing(version) => StoreError::MigrationUnknown { version },
-        MigrateError::Dirty(version) => StoreError::MigrationDirty { version },
-        MigrateError::ExecuteMigration(source, version) => {
-            StoreError::MigrationFailed { file: set.file_name(version), reason: source.to_string() }
-        }
-        MigrateError::Execute(source) => StoreError::Storage(storage_error(source)),
-        other => StoreError::MigrationFailed { file: "(migrator)".to_owned(), reason: other.to_string() },
-    }
+    recorded_from_rows(&rows)
 }

@@ -3,24 +3,12 @@
 use async_trait::async_trait;
 
 use gateway_admin::ports::{OpsEventFilter, OpsEventQueries, StoredOpsEvent};
-use gateway_core::domain::OpsLevel;
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
 use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
-use crate::rows::ops_events::event_from_row;
-
-macro_rules! ops_select {
-    () => {
-        "SELECT id, occurred_at, level, kind, provider, account_id, request_id, message, details FROM ops_events "
-    };
-}
-
-fn levels_at_least(level: Option<OpsLevel>) -> Option<Vec<String>> {
-    let level = level?;
-    Some(OpsLevel::ALL.iter().filter(|l| **l >= level).map(|l| l.as_str().to_owned()).collect())
-}
+use crate::rows::ops_events::{event_from_row, levels_at_least, ops_select};
 
 #[async_trait]
 impl OpsEventQueries for PgStore {

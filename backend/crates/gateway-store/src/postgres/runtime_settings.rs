@@ -1,7 +1,5 @@
 //! The runtime settings singleton: reading it, and the revision probe.
 
-use std::collections::BTreeMap;
-
 use async_trait::async_trait;
 use sqlx::PgExecutor;
 
@@ -10,44 +8,28 @@ use gateway_core::domain::{ConfigRevision, RuntimeSettings};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{ColumnRead, closed, u32_of};
-use crate::postgres::error_mapping::{corrupt, storage_error};
+use crate::postgres::error_mapping::storage_error;
+use crate::rows::runtime_settings::{
+    CONFIG_REVISION_SELECT, RUNTIME_SETTINGS_SELECT, missing_singleton, settings_from_row,
+};
 
 pub(crate) async fn load_runtime_settings<'c>(
     executor: impl PgExecutor<'c>,
 ) -> Result<(ConfigRevision, RuntimeSettings), StorageError> {
-    let row = sqlx::query(
-        "SELECT config_revision, model_aliases, rotation_strategy, default_account_concurrency, \
-         request_interval_ms, refresh_margin_seconds, refresh_concurrency, request_retention_days, \
-         ops_event_retention_days FROM runtime_settings WHERE id = 1",
-    )
-    .fetch_optional(executor)
-    .await
-    .map_err(storage_error)?
-    .ok_or_else(|| corrupt("runtime_settings", "the singleton row is missing"))?;
-    let aliases: serde_json::Value = row.col("model_aliases")?;
-    let model_aliases: BTreeMap<String, String> =
-        serde_json::from_value(aliases).map_err(|e| corrupt("runtime_settings.model_aliases", e))?;
-    let int = |name: &str| -> Result<u32, StorageError> { u32_of(row.col(name)?, name) };
-    let settings = RuntimeSettings {
-        model_aliases,
-        rotation_strategy: closed(row.col::<&str>("rotation_strategy")?, "runtime_settings.rotation_strategy")?,
-        default_account_concurrency: int("default_account_concurrency")?,
-        request_interval_ms: int("request_interval_ms")?,
-        refresh_margin_seconds: int("refresh_margin_seconds")?,
-        refresh_concurrency: int("refresh_concurrency")?,
-        request_retention_days: int("request_retention_days")?,
-        ops_event_retention_days: int("ops_event_retention_days")?,
-    };
-    Ok((ConfigRevision(row.col("config_revision")?), settings))
-}
-
-pub(crate) async fn current_config_revision<'c>(executor: impl PgExecutor<'c>) -> Result<ConfigRevision, StorageError> {
-    let revision: i64 = sqlx::query_scalar("SELECT config_revision FROM runtime_settings WHERE id = 1")
+    let row = sqlx::query(RUNTIME_SETTINGS_SELECT)
         .fetch_optional(executor)
         .await
         .map_err(storage_error)?
-        .ok_or_else(|| corrupt("runtime_settings", "the singleton row is missing"))?;
+        .ok_or_else(missing_singleton)?;
+    settings_from_row(&row)
+}
+
+pub(crate) async fn current_config_revision<'c>(executor: impl PgExecutor<'c>) -> Result<ConfigRevision, StorageError> {
+    let revision: i64 = sqlx::query_scalar(CONFIG_REVISION_SELECT)
+        .fetch_optional(executor)
+        .await
+        .map_err(storage_error)?
+        .ok_or_else(missing_singleton)?;
     Ok(ConfigRevision(revision))
 }
 

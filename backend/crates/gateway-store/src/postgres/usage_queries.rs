@@ -17,7 +17,7 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::usage_rows::{bind_filter, request_summary_select, totals_from_row, usage_filter, usage_totals};
-use crate::rows::usage::{detail_from_row, summary_from_row};
+use crate::rows::usage::{LAST_USED_BY_ACCOUNT, detail_from_row, last_used_from_rows, summary_from_row};
 
 /// (group key expression, label expression, joins) of a dimension.
 fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static str) {
@@ -169,19 +169,7 @@ impl UsageQueries for PgStore {
     }
 
     async fn last_used_by_account(&self) -> Result<Vec<(AccountId, OffsetDateTime)>, StorageError> {
-        let rows = sqlx::query(
-            "SELECT a.id, (SELECT max(r.started_at) FROM model_requests r WHERE r.account_id = a.id) AS last_used \
-             FROM provider_accounts a",
-        )
-        .fetch_all(self.pool())
-        .await
-        .map_err(storage_error)?;
-        let mut out = Vec::new();
-        for row in &rows {
-            if let Some(at) = row.col::<Option<OffsetDateTime>>("last_used")? {
-                out.push((AccountId(row.col("id")?), at));
-            }
-        }
-        Ok(out)
+        let rows = sqlx::query(LAST_USED_BY_ACCOUNT).fetch_all(self.pool()).await.map_err(storage_error)?;
+        last_used_from_rows(&rows)
     }
 }

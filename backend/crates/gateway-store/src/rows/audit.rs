@@ -8,6 +8,15 @@ use gateway_core::ports::StorageError;
 use crate::postgres::column_values::digest;
 use crate::row_columns::RowColumns;
 
+/// The select list [`event_from_row`] reads; the same text on both dialects.
+macro_rules! audit_select {
+    () => {
+        "SELECT id, occurred_at, actor_user_id, actor_name, action, target_kind, target_id, details, \
+         config_revision, prev_hash, row_hash FROM admin_audit_events "
+    };
+}
+pub(crate) use audit_select;
+
 pub(crate) fn event_from_row(row: &impl RowColumns) -> Result<AuditEvent, StorageError> {
     Ok(AuditEvent {
         id: row.col("id")?,

@@ -1,11 +1,25 @@
 //! Mapping `ops_events` rows to [`StoredOpsEvent`], for both dialects.
 
 use gateway_admin::ports::StoredOpsEvent;
-use gateway_core::domain::{AccountId, OpsEvent, RequestId};
+use gateway_core::domain::{AccountId, OpsEvent, OpsLevel, RequestId};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::closed;
 use crate::row_columns::RowColumns;
+
+/// The select list [`event_from_row`] reads; the same text on both dialects.
+macro_rules! ops_select {
+    () => {
+        "SELECT id, occurred_at, level, kind, provider, account_id, request_id, message, details FROM ops_events "
+    };
+}
+pub(crate) use ops_select;
+
+/// The levels at or above `level` (the filter's "at least"); each dialect binds them as a list.
+pub(crate) fn levels_at_least(level: Option<OpsLevel>) -> Option<Vec<&'static str>> {
+    let level = level?;
+    Some(OpsLevel::ALL.iter().filter(|l| **l >= level).map(|l| l.as_str()).collect())
+}
 
 pub(crate) fn event_from_row(row: &impl RowColumns) -> Result<StoredOpsEvent, StorageError> {
     Ok(StoredOpsEvent {

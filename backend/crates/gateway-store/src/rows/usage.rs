@@ -1,11 +1,28 @@
 //! Mapping the usage views' request rows (list and detail) to the admin types, for both dialects.
 
+use time::OffsetDateTime;
+
 use gateway_admin::usage::{RequestDetail, RequestSummary};
 use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId, TokenUsage};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
 use crate::row_columns::RowColumns;
+
+/// The last use of each account; the same text on both dialects.
+pub(crate) const LAST_USED_BY_ACCOUNT: &str = "SELECT a.id, \
+     (SELECT max(r.started_at) FROM model_requests r WHERE r.account_id = a.id) AS last_used FROM provider_accounts a";
+
+/// `(id, last_used)` of the accounts used at least once.
+pub(crate) fn last_used_from_rows<R: RowColumns>(rows: &[R]) -> Result<Vec<(AccountId, OffsetDateTime)>, StorageError> {
+    let mut out = Vec::new();
+    for row in rows {
+        if let Some(at) = row.opt_ts("last_used")? {
+            out.push((AccountId(row.col("id")?), at));
+        }
+    }
+    Ok(out)
+}
 
 fn tokens(row: &impl RowColumns, name: &str) -> Result<u64, StorageError> {
     row.col::<Option<i64>>(name)?.map_or(Ok(0), |v| u64_of(v, name))

@@ -1,115 +1,18 @@
-//! Administrators: [`AdminUsers`] reads, the last-login stamp, and the unit-of-work mutations
-//! (create, password, API key, TOTP).
+//! Administrators: `AdminUsers` (its one body for both dialects: `sql_shared::admin_user_reads`)
+//! and the unit-of-work mutations (create, password, API key, TOTP).
 
-use async_trait::async_trait;
 use sqlx::SqliteConnection;
-use sqlx::sqlite::SqliteRow;
-use time::OffsetDateTime;
 
-use gateway_admin::admin_user::{
-    AdminApiKey, AdminUserId, AdminUserRecord, NewAdminUser, PasswordHash, TotpChange, TotpSecret,
-};
-use gateway_admin::ports::AdminUsers;
+use gateway_admin::admin_user::{AdminApiKey, AdminUserId, NewAdminUser, PasswordHash, TotpChange};
 use gateway_core::ports::StorageError;
 
-use crate::crypto::{Keyring, SealedSecret};
-use crate::postgres::sealing::{open_totp, seal_totp};
+use crate::crypto::Keyring;
+use crate::postgres::sealing::seal_totp;
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{SqliteColumns, micros, now_micros};
+use crate::sqlite::values::{micros, now_micros};
 
-macro_rules! user_select {
-    () => {
-        "SELECT id, username, password_hash, enabled, totp_enabled_at, api_key_prefix, \
-         api_key_created_at, last_login_at, created_at FROM admin_users "
-    };
-}
-
-fn user_from_row(row: &SqliteRow) -> Result<AdminUserRecord, StorageError> {
-    Ok(AdminUserRecord {
-        id: AdminUserId(row.col("id")?),
-        username: row.col("username")?,
-        password_hash: row.col::<Option<String>>("password_hash")?.map(PasswordHash),
-        enabled: row.col("enabled")?,
-        totp_enabled: row.col::<Option<i64>>("totp_enabled_at")?.is_some(),
-        api_key_prefix: row.col("api_key_prefix")?,
-        api_key_created_at: row.opt_ts("api_key_created_at")?,
-        last_login_at: row.opt_ts("last_login_at")?,
-        created_at: row.ts("created_at")?,
-    })
-}
-
-#[async_trait]
-impl AdminUsers for SqliteStore {
-    async fn count_admin_users(&self) -> Result<u64, StorageError> {
-        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_users")
-            .fetch_one(self.reader())
-            .await
-            .map_err(storage_error)?;
-        Ok(u64::try_from(count).unwrap_or(0))
-    }
-
-    async fn find_admin_by_username(&self, username: &str) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE lower(username) = lower($1)"))
-            .bind(username)
-            .fetch_optional(self.reader())
-            .await
-            .map_err(storage_error)?;
-        row.as_ref().map(user_from_row).transpose()
-    }
-
-    async fn find_admin_by_api_key(&self, hash: &[u8; 32]) -> Result<Option<AdminUserRecord>, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE api_key_hash = $1"))
-            .bind(hash.as_slice())
-            .fetch_optional(self.reader())
-            .await
-            .map_err(storage_error)?;
-        row.as_ref().map(user_from_row).transpose()
-    }
-
-    async fn get_admin_user(&self, id: AdminUserId) -> Result<AdminUserRecord, StorageError> {
-        let row = sqlx::query(concat!(user_select!(), "WHERE id = $1"))
-            .bind(id.0)
-            .fetch_optional(self.reader())
-            .await
-            .map_err(storage_error)?
-            .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        user_from_row(&row)
-    }
-
-    async fn list_admin_users(&self) -> Result<Vec<AdminUserRecord>, StorageError> {
-        let rows = sqlx::query(concat!(user_select!(), "ORDER BY id"))
-            .fetch_all(self.reader())
-            .await
-            .map_err(storage_error)?;
-        rows.iter().map(user_from_row).collect()
-    }
-
-    async fn admin_totp_secret(&self, id: AdminUserId) -> Result<Option<TotpSecret>, StorageError> {
-        let row = sqlx::query("SELECT totp_secret_ciphertext, totp_key_id FROM admin_users WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(self.reader())
-            .await
-            .map_err(storage_error)?
-            .ok_or_else(|| StorageError::not_found("admin user", id))?;
-        let (Some(ciphertext), Some(key_id)) =
-            (row.col::<Option<Vec<u8>>>("totp_secret_ciphertext")?, row.col::<Option<String>>("totp_key_id")?)
-        else {
-            return Ok(None);
-        };
-        open_totp(self.keyring()?, id.0, &SealedSecret { key_id, ciphertext }).map(Some)
-    }
-
-    async fn record_admin_login(&self, id: AdminUserId, at: OffsetDateTime) -> Result<(), StorageError> {
-        sqlx::query("UPDATE admin_users SET last_login_at = $2 WHERE id = $1")
-            .bind(id.0)
-            .bind(micros(at))
-            .execute(self.writer())
-            .await
-            .map_err(storage_error)?;
-        Ok(())
-    }
-}
+crate::sql_shared::admin_user_reads::sql_admin_users!(SqliteStore, reader, writer, micros);
 
 pub(crate) async fn create_admin_user(
     conn: &mut SqliteConnection,

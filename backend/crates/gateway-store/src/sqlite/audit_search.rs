@@ -7,17 +7,10 @@ use gateway_admin::ports::{AuditFilter, AuditSearch};
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::int8;
-use crate::rows::audit::event_from_row;
+use crate::rows::audit::{audit_select, event_from_row};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::opt_micros;
-
-macro_rules! audit_select {
-    () => {
-        "SELECT id, occurred_at, actor_user_id, actor_name, action, target_kind, target_id, details, \
-         config_revision, prev_hash, row_hash FROM admin_audit_events "
-    };
-}
 
 #[async_trait]
 impl AuditSearch for SqliteStore {

@@ -6,8 +6,9 @@ use gateway_admin::ports::{ClientKeyChanges, NewClientKey};
 use gateway_core::domain::{ClientKeyId, GroupId, KeyScope};
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{opt_int4, opt_int8};
 use crate::postgres::row_presence::found;
+use crate::row_columns::RowColumns;
+use crate::sql_shared::client_key_values::{bind_limits, limit_columns, scope_before};
 use crate::sqlite::account_mutations::{id_list, require_row};
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::{now_micros, opt_micros, opt_string_list_text};
@@ -17,31 +18,28 @@ pub(crate) async fn create_client_key(
     key: &NewClientKey,
 ) -> Result<ClientKeyId, StorageError> {
     let c = &key.changes;
-    let l = &c.limits;
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO client_api_keys (name, key_hash, key_prefix, enabled, expires_at, max_concurrency, \
+    let limits = limit_columns(&c.limits)?;
+    let row = bind_limits(
+        sqlx::query(
+            "INSERT INTO client_api_keys (name, key_hash, key_prefix, enabled, expires_at, max_concurrency, \
          requests_per_minute, daily_token_budget, monthly_token_budget, daily_cost_budget_nano_usd, \
          monthly_cost_budget_nano_usd, allowed_models, created_at, updated_at, service_tier_policy) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14) RETURNING id",
+        )
+        .bind(&c.name)
+        .bind(key.key_hash.as_bytes().as_slice())
+        .bind(&key.key_prefix)
+        .bind(c.enabled)
+        .bind(opt_micros(c.expires_at)),
+        &limits,
     )
-    .bind(&c.name)
-    .bind(key.key_hash.as_bytes().as_slice())
-    .bind(&key.key_prefix)
-    .bind(c.enabled)
-    .bind(opt_micros(c.expires_at))
-    .bind(opt_int4(l.max_concurrency, "client_api_keys.max_concurrency")?)
-    .bind(opt_int4(l.requests_per_minute, "client_api_keys.requests_per_minute")?)
-    .bind(opt_int8(l.daily_token_budget, "client_api_keys.daily_token_budget")?)
-    .bind(opt_int8(l.monthly_token_budget, "client_api_keys.monthly_token_budget")?)
-    .bind(l.daily_cost_budget.map(|c| c.0))
-    .bind(l.monthly_cost_budget.map(|c| c.0))
     .bind(opt_string_list_text(c.allowed_models.as_deref()))
     .bind(now_micros())
     .bind(c.service_tier_policy.as_str())
     .fetch_one(&mut *conn)
     .await
     .map_err(storage_error)?;
-    Ok(ClientKeyId(id))
+    Ok(ClientKeyId(row.col("id")?))
 }
 
 pub(crate) async fn update_client_key(
@@ -49,23 +47,20 @@ pub(crate) async fn update_client_key(
     key: ClientKeyId,
     c: &ClientKeyChanges,
 ) -> Result<(), StorageError> {
-    let l = &c.limits;
-    let done = sqlx::query(
-        "UPDATE client_api_keys SET name = $2, enabled = $3, expires_at = $4, max_concurrency = $5, \
+    let limits = limit_columns(&c.limits)?;
+    let done = bind_limits(
+        sqlx::query(
+            "UPDATE client_api_keys SET name = $2, enabled = $3, expires_at = $4, max_concurrency = $5, \
          requests_per_minute = $6, daily_token_budget = $7, monthly_token_budget = $8, \
          daily_cost_budget_nano_usd = $9, monthly_cost_budget_nano_usd = $10, allowed_models = $11, \
          updated_at = $12, service_tier_policy = $13 WHERE id = $1",
+        )
+        .bind(key.0)
+        .bind(&c.name)
+        .bind(c.enabled)
+        .bind(opt_micros(c.expires_at)),
+        &limits,
     )
-    .bind(key.0)
-    .bind(&c.name)
-    .bind(c.enabled)
-    .bind(opt_micros(c.expires_at))
-    .bind(opt_int4(l.max_concurrency, "client_api_keys.max_concurrency")?)
-    .bind(opt_int4(l.requests_per_minute, "client_api_keys.requests_per_minute")?)
-    .bind(opt_int8(l.daily_token_budget, "client_api_keys.daily_token_budget")?)
-    .bind(opt_int8(l.monthly_token_budget, "client_api_keys.monthly_token_budget")?)
-    .bind(l.daily_cost_budget.map(|c| c.0))
-    .bind(l.monthly_cost_budget.map(|c| c.0))
     .bind(opt_string_list_text(c.allowed_models.as_deref()))
     .bind(now_micros())
     .bind(c.service_tier_policy.as_str())
@@ -101,9 +96,7 @@ pub(crate) async fn replace_groups(
         .execute(&mut *conn)
         .await
         .map_err(storage_error)?;
-    let mut before: Vec<GroupId> = before.into_iter().map(GroupId).collect();
-    before.sort();
-    Ok(KeyScope::from_group_ids(before))
+    Ok(scope_before(before))
 }
 
 pub(crate) async fn delete_client_key(conn: &mut SqliteConnection, key: ClientKeyId) -> Result<(), StorageError> {

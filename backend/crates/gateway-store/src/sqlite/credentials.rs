@@ -1,26 +1,20 @@
-//! [`CredentialStore`]: credential reads and compare-and-swap writes on `credential_revision`.
+//! `CredentialStore` (its one body for both dialects: `sql_shared::credential_store`): credential
+//! reads and compare-and-swap writes on `credential_revision`.
 //! Nothing here touches scheduling facts (enabled, cap, weight, groups). Writes run on the single
 //! writer connection, so the identity read and the CAS update cannot interleave with another write.
 
-use async_trait::async_trait;
 use sqlx::SqliteConnection;
-use time::OffsetDateTime;
 
-use gateway_core::domain::{AccountId, CredentialFacts, CredentialRevision, ProviderKind, StoredCredential};
-use gateway_core::ports::{CredentialStore, CredentialWrite, RefreshDue, StorageError};
+use gateway_core::domain::{AccountId, CredentialFacts, CredentialRevision};
+use gateway_core::ports::{CredentialWrite, StorageError};
 
-use crate::crypto::{Keyring, SealedSecret};
-use crate::postgres::column_values::{closed, int4, int8};
-use crate::postgres::sealing::{open_credential, seal_credential};
+use crate::crypto::Keyring;
+use crate::postgres::column_values::int4;
+use crate::postgres::sealing::seal_credential;
+use crate::rows::credentials::{AccountIdentity, identity_from_row, mismatch};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::{SqliteColumns, micros, now_micros, opt_micros};
-
-struct AccountIdentity {
-    provider: ProviderKind,
-    external_account_id: String,
-    revision: CredentialRevision,
-}
+use crate::sqlite::values::{micros as ts, now_micros, opt_micros};
 
 async fn identity(conn: &mut SqliteConnection, account: AccountId) -> Result<AccountIdentity, StorageError> {
     let row =
@@ -30,20 +24,7 @@ async fn identity(conn: &mut SqliteConnection, account: AccountId) -> Result<Acc
             .await
             .map_err(storage_error)?
             .ok_or_else(|| StorageError::not_found("account", account))?;
-    Ok(AccountIdentity {
-        provider: closed(row.col::<&str>("provider")?, "provider_accounts.provider")?,
-        external_account_id: row.col("external_account_id")?,
-        revision: CredentialRevision(row.col("credential_revision")?),
-    })
-}
-
-fn mismatch(account: AccountId, expected: CredentialRevision, actual: CredentialRevision) -> StorageError {
-    StorageError::RevisionMismatch {
-        entity: "account credential",
-        id: account.to_string(),
-        expected: expected.0,
-        actual: actual.0,
-    }
+    identity_from_row(&row)
 }
 
 /// The CAS write shared by the refresh path and the admin unit of work.
@@ -90,88 +71,34 @@ pub(crate) async fn write_credential_cas(
     }
 }
 
-#[async_trait]
-impl CredentialStore for SqliteStore {
-    async fn read_credential(&self, account: AccountId) -> Result<StoredCredential, StorageError> {
-        let keyring = self.keyring()?;
-        let row = sqlx::query(
-            "SELECT provider, external_account_id, credential_revision, credential_key_id, credential_ciphertext \
-             FROM provider_accounts WHERE id = $1",
-        )
-        .bind(account.0)
-        .fetch_optional(self.reader())
-        .await
-        .map_err(storage_error)?
-        .ok_or_else(|| StorageError::not_found("account", account))?;
-        let provider = closed(row.col::<&str>("provider")?, "provider_accounts.provider")?;
-        let external: String = row.col("external_account_id")?;
-        let sealed =
-            SealedSecret { key_id: row.col("credential_key_id")?, ciphertext: row.col("credential_ciphertext")? };
-        Ok(StoredCredential {
-            revision: CredentialRevision(row.col("credential_revision")?),
-            slot: open_credential(keyring, provider, &external, &sealed),
-        })
+/// The facts-only write, fenced by the revision (`write_credential_facts`).
+async fn write_facts(
+    store: &SqliteStore,
+    account: AccountId,
+    expected: CredentialRevision,
+    facts: &CredentialFacts,
+) -> Result<(), StorageError> {
+    let mut conn = store.writer().acquire().await.map_err(storage_error)?;
+    let updated = sqlx::query(
+        "UPDATE provider_accounts SET credential_state = $3, credential_reason = $4, \
+         access_token_expires_at = $5, next_refresh_at = $6, refresh_failure_count = $7, updated_at = $8 \
+         WHERE id = $1 AND credential_revision = $2",
+    )
+    .bind(account.0)
+    .bind(expected.0)
+    .bind(facts.state.as_str())
+    .bind(facts.reason.as_deref())
+    .bind(opt_micros(facts.access_token_expires_at))
+    .bind(opt_micros(facts.next_refresh_at))
+    .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?)
+    .bind(now_micros())
+    .execute(&mut *conn)
+    .await
+    .map_err(storage_error)?;
+    if updated.rows_affected() == 1 {
+        return Ok(());
     }
-
-    async fn write_credential(
-        &self,
-        account: AccountId,
-        expected: CredentialRevision,
-        write: CredentialWrite,
-    ) -> Result<CredentialRevision, StorageError> {
-        let keyring = self.keyring()?;
-        let mut conn = self.writer().acquire().await.map_err(storage_error)?;
-        write_credential_cas(&mut conn, keyring, account, expected, &write).await
-    }
-
-    async fn write_credential_facts(
-        &self,
-        account: AccountId,
-        expected: CredentialRevision,
-        facts: CredentialFacts,
-    ) -> Result<(), StorageError> {
-        let mut conn = self.writer().acquire().await.map_err(storage_error)?;
-        let updated = sqlx::query(
-            "UPDATE provider_accounts SET credential_state = $3, credential_reason = $4, \
-             access_token_expires_at = $5, next_refresh_at = $6, refresh_failure_count = $7, updated_at = $8 \
-             WHERE id = $1 AND credential_revision = $2",
-        )
-        .bind(account.0)
-        .bind(expected.0)
-        .bind(facts.state.as_str())
-        .bind(facts.reason.as_deref())
-        .bind(opt_micros(facts.access_token_expires_at))
-        .bind(opt_micros(facts.next_refresh_at))
-        .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?)
-        .bind(now_micros())
-        .execute(&mut *conn)
-        .await
-        .map_err(storage_error)?;
-        if updated.rows_affected() == 1 {
-            return Ok(());
-        }
-        Err(mismatch(account, expected, identity(&mut conn, account).await?.revision))
-    }
-
-    async fn due_for_refresh(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<RefreshDue>, StorageError> {
-        let rows = sqlx::query(
-            "SELECT id, provider, credential_revision, next_refresh_at FROM provider_accounts \
-             WHERE next_refresh_at <= $1 ORDER BY next_refresh_at, id LIMIT $2",
-        )
-        .bind(micros(now))
-        .bind(int8(u64::from(limit), "limit")?)
-        .fetch_all(self.reader())
-        .await
-        .map_err(storage_error)?;
-        rows.iter()
-            .map(|row| {
-                Ok(RefreshDue {
-                    account_id: AccountId(row.col("id")?),
-                    provider: closed(row.col::<&str>("provider")?, "provider_accounts.provider")?,
-                    credential_revision: CredentialRevision(row.col("credential_revision")?),
-                    next_refresh_at: row.ts("next_refresh_at")?,
-                })
-            })
-            .collect()
-    }
+    Err(mismatch(account, expected, identity(&mut conn, account).await?.revision))
 }
+
+crate::sql_shared::credential_store::sql_credential_store!(SqliteStore, reader, writer);

@@ -1,13 +1,10 @@
 //! The SQLite migrations (`migrations/sqlite/`), embedded and applied with sqlx's migrator like
 //! the PostgreSQL ones: applied migrations are frozen, a changed or unknown one refuses start-up.
 
-use std::collections::HashMap;
-
-use sqlx::Row;
-use sqlx::migrate::MigrateError;
 use sqlx::sqlite::SqlitePool;
 
 use crate::postgres::{MigrationFile, MigrationReport, MigrationSet, StoreError};
+use crate::sql_shared::migration_runner::{Recorded, migrate_error, recorded_from_rows, report, verified_migrator};
 use crate::sqlite::error_mapping::storage_error;
 
 /// The SQLite migrations this binary ships, in order. A new migration is a new file and a line here.
@@ -24,30 +21,13 @@ pub(crate) fn embedded() -> MigrationSet {
 }
 
 pub(crate) async fn run(pool: &SqlitePool, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
-    let migrator = set.migrator();
     let recorded = applied_checksums(pool).await?;
-    for (version, (checksum, success)) in &recorded {
-        let Some(migration) = migrator.iter().find(|m| m.version == *version) else {
-            return Err(StoreError::MigrationUnknown { version: *version });
-        };
-        if !success {
-            return Err(StoreError::MigrationDirty { version: *version });
-        }
-        if migration.checksum.as_ref() != checksum.as_slice() {
-            return Err(StoreError::MigrationModified { version: *version, file: set.file_name(*version) });
-        }
-    }
-    migrator.run(pool).await.map_err(|e| migrate_error(e, set))?;
-    let applied = set
-        .files()
-        .iter()
-        .filter(|file| !recorded.contains_key(&file.version))
-        .map(|f| f.file_name.to_string())
-        .collect();
-    Ok(MigrationReport { applied, verified: recorded.len() })
+    let migrator = verified_migrator(set, &recorded)?;
+    migrator.run(pool).await.map_err(|e| migrate_error(e, set, storage_error))?;
+    Ok(report(set, &recorded))
 }
 
-async fn applied_checksums(pool: &SqlitePool) -> Result<HashMap<i64, (Vec<u8>, bool)>, StoreError> {
+async fn applied_checksums(pool: &SqlitePool) -> Result<Recorded, StoreError> {
     let exists: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations')",
     )
@@ -55,34 +35,11 @@ async fn applied_checksums(pool: &SqlitePool) -> Result<HashMap<i64, (Vec<u8>, b
     .await
     .map_err(storage_error)?;
     if !exists {
-        return Ok(HashMap::new());
+        return Ok(Recorded::new());
     }
     let rows = sqlx::query("SELECT version, checksum, success FROM _sqlx_migrations ORDER BY version")
         .fetch_all(pool)
         .await
         .map_err(storage_error)?;
-    rows.iter()
-        .map(|row| {
-            let version: i64 = row.try_get("version")?;
-            let checksum: Vec<u8> = row.try_get("checksum")?;
-            let success: bool = row.try_get("success")?;
-            Ok((version, (checksum, success)))
-        })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(|e| StoreError::Storage(storage_error(e)))
-}
-
-fn migrate_error(err: MigrateError, set: &MigrationSet) -> StoreError {
-    match err {
-        MigrateError::VersionMismatch(version) => {
-            StoreError::MigrationModified { version, file: set.file_name(version) }
-        }
-        MigrateError::VersionMissing(version) => StoreError::MigrationUnknown { version },
-        MigrateError::Dirty(version) => StoreError::MigrationDirty { version },
-        MigrateError::ExecuteMigration(source, version) => {
-            StoreError::MigrationFailed { file: set.file_name(version), reason: source.to_string() }
-        }
-        MigrateError::Execute(source) => StoreError::Storage(storage_error(source)),
-        other => StoreError::MigrationFailed { file: "(migrator)".to_owned(), reason: other.to_string() },
-    }
+    recorded_from_rows(&rows)
 }

@@ -3,27 +3,13 @@
 use async_trait::async_trait;
 
 use gateway_admin::ports::{OpsEventFilter, OpsEventQueries, StoredOpsEvent};
-use gateway_core::domain::OpsLevel;
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::int8;
-use crate::rows::ops_events::event_from_row;
+use crate::rows::ops_events::{event_from_row, levels_at_least, ops_select};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::values::opt_micros;
-
-macro_rules! ops_select {
-    () => {
-        "SELECT id, occurred_at, level, kind, provider, account_id, request_id, message, details FROM ops_events "
-    };
-}
-
-/// The levels at or above `level`, as a JSON array for `json_each`.
-fn levels_at_least(level: Option<OpsLevel>) -> Option<String> {
-    let level = level?;
-    let levels: Vec<&str> = OpsLevel::ALL.iter().filter(|l| **l >= level).map(|l| l.as_str()).collect();
-    Some(serde_json::Value::from(levels).to_string())
-}
 
 #[async_trait]
 impl OpsEventQueries for SqliteStore {
@@ -43,7 +29,7 @@ impl OpsEventQueries for SqliteStore {
         ))
         .bind(opt_micros(filter.from))
         .bind(opt_micros(filter.to))
-        .bind(levels_at_least(filter.level))
+        .bind(levels_at_least(filter.level).map(|levels| serde_json::Value::from(levels).to_string()))
         .bind(filter.kind.as_deref())
         .bind(filter.account.map(|a| a.0))
         .bind(filter.request.map(|r| r.0))

@@ -1,23 +1,23 @@
 //! Runtime and backup settings mutations of the admin unit of work.
 
-use secrecy::ExposeSecret;
 use sqlx::SqliteConnection;
 
-use gateway_admin::backup::{BackupSettingsUpdate, SecretsChange};
+use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_core::domain::RuntimeSettings;
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
 use crate::postgres::column_values::{int4, opt_int4};
-use crate::postgres::sealing::{BACKUP_SECRETS_CONTEXT, crypto_error};
+use crate::rows::runtime_settings::aliases_json;
+use crate::sql_shared::settings_values::secrets_columns;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::values::now_micros;
+use crate::sqlite::values::{json_text, now_micros};
 
 pub(crate) async fn update_runtime_settings(
     conn: &mut SqliteConnection,
     s: &RuntimeSettings,
 ) -> Result<(), StorageError> {
-    let aliases = serde_json::to_string(&s.model_aliases).map_err(|e| StorageError::Internal(e.to_string()))?;
+    let aliases = json_text(&aliases_json(s)?);
     sqlx::query(
         "UPDATE runtime_settings SET model_aliases = $1, rotation_strategy = $2, default_account_concurrency = $3, \
          request_interval_ms = $4, refresh_margin_seconds = $5, refresh_concurrency = $6, \
@@ -43,18 +43,7 @@ pub(crate) async fn update_backup_settings(
     keyring: Option<&Keyring>,
     u: &BackupSettingsUpdate,
 ) -> Result<(), StorageError> {
-    // (replace?, ciphertext, key id): `replace = false` keeps the stored secrets.
-    let (replace, ciphertext, key_id) = match &u.credentials {
-        SecretsChange::Keep => (false, None, None),
-        SecretsChange::Clear => (true, None, None),
-        SecretsChange::Replace(secrets) => {
-            let keyring = keyring
-                .ok_or_else(|| StorageError::Misconfigured("secrets.master_key is not configured".to_owned()))?;
-            let json = secrets.to_sealable_json();
-            let sealed = keyring.seal(json.expose_secret().as_bytes(), BACKUP_SECRETS_CONTEXT).map_err(crypto_error)?;
-            (true, Some(sealed.ciphertext), Some(sealed.key_id))
-        }
-    };
+    let secrets = secrets_columns(keyring, &u.credentials)?;
     sqlx::query(
         "UPDATE backup_settings SET enabled = $1, endpoint = $2, region = $3, bucket = $4, path_style = $5, \
          prefix = $6, \
@@ -68,9 +57,9 @@ pub(crate) async fn update_backup_settings(
     .bind(&u.bucket)
     .bind(u.path_style)
     .bind(&u.prefix)
-    .bind(replace)
-    .bind(ciphertext)
-    .bind(key_id)
+    .bind(secrets.replace)
+    .bind(secrets.ciphertext)
+    .bind(secrets.key_id)
     .bind(u.schedule_cron.as_deref())
     .bind(opt_int4(u.retention_count, "backup_settings.retention_count")?)
     .bind(opt_int4(u.retention_days, "backup_settings.retention_days")?)

@@ -23,7 +23,7 @@ use gateway_core::ports::{ConstraintKind, StorageError};
 
 use crate::postgres::column_values::int8;
 use crate::postgres::usage_queries::OUTCOME_COUNTS;
-use crate::rows::usage::{detail_from_row, summary_from_row};
+use crate::rows::usage::{LAST_USED_BY_ACCOUNT, detail_from_row, last_used_from_rows, summary_from_row};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::usage_rows::{Accumulator, bind_filter, request_summary_select, usage_columns, usage_filter};
@@ -194,19 +194,7 @@ impl UsageQueries for SqliteStore {
     }
 
     async fn last_used_by_account(&self) -> Result<Vec<(AccountId, OffsetDateTime)>, StorageError> {
-        let rows = sqlx::query(
-            "SELECT a.id, (SELECT max(r.started_at) FROM model_requests r WHERE r.account_id = a.id) AS last_used \
-             FROM provider_accounts a",
-        )
-        .fetch_all(self.reader())
-        .await
-        .map_err(storage_error)?;
-        let mut out = Vec::new();
-        for row in &rows {
-            if let Some(at) = row.opt_ts("last_used")? {
-                out.push((AccountId(row.col("id")?), at));
-            }
-        }
-        Ok(out)
+        let rows = sqlx::query(LAST_USED_BY_ACCOUNT).fetch_all(self.reader()).await.map_err(storage_error)?;
+        last_used_from_rows(&rows)
     }
 }
