@@ -5,6 +5,7 @@ mod catalog;
 mod coordination;
 mod domain;
 mod engine;
+mod expiring_map;
 mod fixtures;
 mod observation;
 mod redaction;

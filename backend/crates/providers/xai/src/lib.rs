@@ -31,6 +31,7 @@ pub mod provider;
 pub mod reasoning;
 pub mod refresh;
 pub mod renewer;
+pub mod replay;
 pub mod request;
 pub mod settings;
 pub mod transport;

@@ -1,6 +1,7 @@
 //! HTTP SSE to `{inference}/responses` over the shared upstream client, and the stream of
 //! re-synthesised Responses events (`events.rs`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -17,6 +18,7 @@ use crate::credential::XaiCredential;
 use crate::events::{Translated, Translator};
 use crate::headers::{self, CallHeaders};
 use crate::reasoning::strip_ciphertext;
+use crate::replay::{Recorder, ReplayCache, ReplayKey};
 use crate::request::{self, NormalizationError};
 use crate::version_check::ClientVersion;
 
@@ -26,6 +28,7 @@ pub struct Transport {
     version: ClientVersion,
     agent_id: String,
     stream_idle_timeout: Duration,
+    replay: Arc<ReplayCache>,
 }
 
 impl Transport {
@@ -39,7 +42,13 @@ impl Transport {
         let responses_url = url.parse::<http::Uri>().map_err(|_| format!("`{url}` is not a valid URL"))?;
         gateway_transport::Target::from_uri(&responses_url).map_err(|_| format!("`{url}` is not usable"))?;
         let agent_id = uuid::Uuid::new_v4().to_string();
-        Ok(Self { http, responses_url, version, agent_id, stream_idle_timeout })
+        let replay = Arc::new(ReplayCache::default());
+        Ok(Self { http, responses_url, version, agent_id, stream_idle_timeout, replay })
+    }
+
+    /// The reasoning replay cache of this process (PROTOCOL H.7).
+    pub fn replay(&self) -> &Arc<ReplayCache> {
+        &self.replay
     }
 
     pub fn version(&self) -> &ClientVersion {
@@ -56,7 +65,16 @@ impl Transport {
         upstream_model: &str,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let scope = call.client_key.0.to_string();
-        let prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        let mut prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        // Reasoning the client did not send back, from this account's previous turn (H.7).
+        let replay_key = prepared.session.clone().map(|session| ReplayKey {
+            model: upstream_model.to_owned(),
+            session,
+            account: call.account.id(),
+        });
+        if let Some(filled) = replay_key.as_ref().and_then(|key| self.replay.fill(key, &prepared.body)) {
+            prepared.body = filled;
+        }
         let version = self.version.current();
         let started = Instant::now();
         let head =
@@ -80,8 +98,9 @@ impl Transport {
                 return Err(failure);
             }
         };
+        let recorder = replay_key.map(|key| Recorder::new(self.replay.clone(), key));
         Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout),
+            frames: frames(response, self.stream_idle_timeout, recorder),
             quota: None,
             served_model: Some(upstream_model.to_owned()),
             forward_headers: Vec::new(),
@@ -174,15 +193,17 @@ fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {
 }
 
 /// The upstream body as clean Responses frames; a body that ends before the terminal event is
-/// a stream failure.
-pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
+/// a stream failure. `recorder` sees every frame passed on (the replay cache).
+pub fn frames(response: HttpResponse, idle: Duration, recorder: Option<Recorder>) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
         translator: Translator,
+        recorder: Option<Recorder>,
         finished: bool,
     }
-    let state = State { body: response, framer: SseFramer::new(), translator: Translator::new(), finished: false };
+    let state =
+        State { body: response, framer: SseFramer::new(), translator: Translator::new(), recorder, finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
             if state.finished {
@@ -190,7 +211,12 @@ pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
             }
             match state.framer.next_frame() {
                 Ok(Some(frame)) => match state.translator.translate(&frame) {
-                    Translated::Frame(frame) => return Some((Ok(UpstreamEvent::Frame(frame)), state)),
+                    Translated::Frame(frame) => {
+                        if let Some(recorder) = state.recorder.as_mut() {
+                            recorder.observe(&frame);
+                        }
+                        return Some((Ok(UpstreamEvent::Frame(frame)), state));
+                    }
                     Translated::Dropped => continue,
                     Translated::Mismatch => {
                         state.finished = true;

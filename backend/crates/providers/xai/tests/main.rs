@@ -8,4 +8,5 @@ mod events;
 mod import;
 mod oauth;
 mod reasoning;
+mod replay;
 mod request;
