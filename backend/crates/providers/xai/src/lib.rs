@@ -18,6 +18,7 @@
 pub mod billing;
 pub mod catalog;
 pub mod classify;
+pub mod compact;
 pub mod credential;
 pub mod egress;
 pub mod events;

@@ -4,6 +4,7 @@
 
 mod catalog_billing;
 mod classify;
+mod compact;
 mod events;
 mod import;
 mod oauth;
