@@ -100,8 +100,8 @@ impl Gateway {
         ];
         // `{sim_tls_backend}` / `{sim_ca_file}` in a value: the simulator's TLS backend and its test
         // CA written to a file (the production path: TLS, HTTP/2 by ALPN).
-        let ca_file = data_dir(port).join("sim-ca.pem");
-        std::fs::create_dir_all(data_dir(port)).expect("data dir");
+        // Beside, not inside, the data directory: the gateway creates that one private itself.
+        let ca_file = std::env::temp_dir().join(format!("switchboard-e2e-ca-{}-{port}.pem", std::process::id()));
         std::fs::write(&ca_file, sim.ca_pem()).expect("CA file");
         env.push(("SWITCHBOARD_PROVIDERS_XAI_EXTRA_CA_FILE".into(), ca_file.display().to_string()));
         env.extend(extra_env.iter().map(|(k, v)| {
@@ -327,6 +327,9 @@ impl Drop for Gateway {
         let _ = std::fs::remove_file(&self.log);
         if let Some(dir) = self.env_value("SWITCHBOARD_SERVER_DATA_DIR") {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some(ca) = self.env_value("SWITCHBOARD_PROVIDERS_XAI_EXTRA_CA_FILE") {
+            let _ = std::fs::remove_file(ca);
         }
     }
 }
