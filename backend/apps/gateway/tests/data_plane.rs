@@ -11,6 +11,8 @@ mod drain;
 mod egress_proxies;
 mod failover;
 mod grok;
+mod grok_compaction;
+mod grok_continuation;
 mod grok_history;
 mod identity;
 mod invariants;

@@ -87,9 +87,11 @@ impl Gateway {
             ("SWITCHBOARD_PROVIDERS_ALLOW_HTTP_LOOPBACK".into(), "true".into()),
             ("SWITCHBOARD_PROVIDERS_OPENAI_BACKEND_URL".into(), format!("{}/backend-api", sim.base_url())),
             ("SWITCHBOARD_PROVIDERS_OPENAI_AUTH_URL".into(), sim.oauth_issuer_url()),
-            ("SWITCHBOARD_PROVIDERS_XAI_INFERENCE_URL".into(), sim.xai_base_url()),
-            ("SWITCHBOARD_PROVIDERS_XAI_ISSUER_URL".into(), sim.xai_issuer_url()),
-            ("SWITCHBOARD_PROVIDERS_XAI_NPM_REGISTRY_URL".into(), sim.npm_registry_url()),
+            // xAI over the simulator's TLS listener (the production path: TLS, HTTP/2 by ALPN).
+            ("SWITCHBOARD_PROVIDERS_XAI_INFERENCE_URL".into(), sim.tls_xai_base_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_ISSUER_URL".into(), sim.tls_xai_issuer_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_API_URL".into(), sim.tls_xai_api_url()),
+            ("SWITCHBOARD_PROVIDERS_XAI_NPM_REGISTRY_URL".into(), format!("{}/npm", sim.tls_base_url())),
             ("SWITCHBOARD_SERVER_LISTEN".into(), format!("127.0.0.1:{port}")),
             ("SWITCHBOARD_ENGINE_SNAPSHOT_POLL_MS".into(), "200".into()),
             ("SWITCHBOARD_LOG_FORMAT".into(), "json".into()),
@@ -98,11 +100,10 @@ impl Gateway {
         ];
         // `{sim_tls_backend}` / `{sim_ca_file}` in a value: the simulator's TLS backend and its test
         // CA written to a file (the production path: TLS, HTTP/2 by ALPN).
-        let ca_file = data_dir(port).join("sim-ca.pem");
-        if extra_env.iter().any(|(_, v)| v.contains("{sim_ca_file}")) {
-            std::fs::create_dir_all(data_dir(port)).expect("data dir");
-            std::fs::write(&ca_file, sim.ca_pem()).expect("CA file");
-        }
+        // Beside, not inside, the data directory: the gateway creates that one private itself.
+        let ca_file = std::env::temp_dir().join(format!("switchboard-e2e-ca-{}-{port}.pem", std::process::id()));
+        std::fs::write(&ca_file, sim.ca_pem()).expect("CA file");
+        env.push(("SWITCHBOARD_PROVIDERS_XAI_EXTRA_CA_FILE".into(), ca_file.display().to_string()));
         env.extend(extra_env.iter().map(|(k, v)| {
             let value = v
                 .replace("{sim_tls_backend}", &sim.tls_chatgpt_base_url())
@@ -326,6 +327,9 @@ impl Drop for Gateway {
         let _ = std::fs::remove_file(&self.log);
         if let Some(dir) = self.env_value("SWITCHBOARD_SERVER_DATA_DIR") {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some(ca) = self.env_value("SWITCHBOARD_PROVIDERS_XAI_EXTRA_CA_FILE") {
+            let _ = std::fs::remove_file(ca);
         }
     }
 }

@@ -304,7 +304,12 @@ impl Engine {
         record: record::RequestRecord,
     ) -> Reply {
         let request_id = record.id;
-        let pin = (accepted.reply.transport == Transport::Websocket).then(|| delivery::PinContext {
+        let stored = accepted.reply.transport == Transport::Http
+            && self
+                .providers
+                .get(accepted.provider)
+                .is_some_and(|p| p.stores_http_response(&ctx.inbound.body, &ctx.view));
+        let pin = (accepted.reply.transport == Transport::Websocket || stored).then(|| delivery::PinContext {
             pins: self.pins.clone(),
             key: ctx.key.clone(),
             provider: accepted.provider,

@@ -239,6 +239,15 @@ pub trait Provider: Send + Sync + 'static {
     /// The models `account` can serve, from memory.
     fn models(&self, account: &AccountEntry) -> Vec<ModelInfo>;
 
+    /// Whether the upstream keeps the response of this HTTP request, so that a later
+    /// `previous_response_id` can continue it natively on the same account (xAI with
+    /// `store: true`, PROTOCOL H.3). The engine then pins the response as it pins an upstream
+    /// WebSocket's, and routes its continuation as [`UpstreamRoute::Continue`] to its owner.
+    fn stores_http_response(&self, body: &[u8], view: &RequestBody) -> bool {
+        let _ = (body, view);
+        false
+    }
+
     /// Sends one call with one account's credential; returns once the upstream answered with
     /// headers (a cold stream) or failed.
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure>;

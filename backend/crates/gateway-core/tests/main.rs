@@ -6,6 +6,7 @@ mod config;
 mod coordination;
 mod domain;
 mod engine;
+mod expiring_map;
 mod fixtures;
 mod observation;
 mod redaction;

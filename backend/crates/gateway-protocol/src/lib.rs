@@ -19,6 +19,7 @@ pub mod error;
 pub mod events;
 pub mod request;
 pub mod sse;
+pub mod unary;
 pub mod usage;
 pub mod zed;
 

@@ -17,6 +17,7 @@ pub fn router(state: Arc<SimState>) -> Router {
     let mut app = Router::new()
         .nest(&config.codex_base_path, codex::router())
         .nest(&config.xai_prefix, xai::router().merge(oauth::xai::router()))
+        .nest(xai::compact::XAI_API_PREFIX, xai::api_router())
         .nest("/_sim", control::router())
         .merge(appcast::router());
     app = if config.oauth_base_path.is_empty() {

@@ -78,7 +78,7 @@ impl Simulator {
         let tls_listener = TcpListener::bind(config.tls_listen).await?;
         let tls_addr = tls_listener.local_addr()?;
         let ca = Arc::new(TestCa::generate()?);
-        let state = Arc::new(SimState::new(config, format!("http://{addr}"))?);
+        let state = Arc::new(SimState::new(config, format!("http://{addr}"), format!("https://{tls_addr}"))?);
         let router = app::router(state.clone());
         let connections = Arc::new(server::ConnectionLog::default());
         let tls = Some((tls_listener, ca.acceptor()));
@@ -130,6 +130,17 @@ impl SimHandle {
         format!("{}{}", self.tls_base_url(), self.state.config.oauth_base_path)
     }
 
+    /// [`SimHandle::tls_base_url`] + the xAI API (`…/xai/v1`).
+    pub fn tls_xai_base_url(&self) -> String {
+        format!("{}/v1", self.tls_xai_issuer_url())
+    }
+
+    /// [`SimHandle::tls_base_url`] + the xAI issuer prefix. Discovery and ID tokens asked for
+    /// over TLS name this issuer.
+    pub fn tls_xai_issuer_url(&self) -> String {
+        format!("{}{}", self.tls_base_url(), self.state.config.xai_prefix)
+    }
+
     /// The test CA of this run (PEM), generated at start; nothing else trusts it.
     pub fn ca_pem(&self) -> &str {
         self.ca.pem()
@@ -164,6 +175,16 @@ impl SimHandle {
     /// xAI API base (`…/xai/v1`).
     pub fn xai_base_url(&self) -> String {
         format!("{}/v1", self.state.xai_issuer())
+    }
+
+    /// The simulated public xAI API (`api.x.ai`) base, `…/xai-api/v1` (`/responses/compact`).
+    pub fn xai_api_url(&self) -> String {
+        format!("{}{}/v1", self.state.base_url, xai::compact::XAI_API_PREFIX)
+    }
+
+    /// [`SimHandle::xai_api_url`] on the TLS listener.
+    pub fn tls_xai_api_url(&self) -> String {
+        format!("{}{}/v1", self.tls_base_url(), xai::compact::XAI_API_PREFIX)
     }
 
     /// xAI OIDC issuer (`…/xai`; discovery at `/.well-known/openid-configuration` below it).

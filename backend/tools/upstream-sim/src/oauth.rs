@@ -111,7 +111,7 @@ pub fn authorize(state: &Arc<SimState>, provider: Provider, params: &HashMap<Str
 }
 
 /// Exchanges an authorization code (PKCE checked). The error is an `invalid_grant` answer.
-pub fn exchange_code(state: &SimState, provider: Provider, body: &Value) -> Result<TokenSet, Response> {
+pub fn exchange_code(state: &SimState, provider: Provider, body: &Value, tls: bool) -> Result<TokenSet, Response> {
     let field = |name: &str| body.get(name).and_then(Value::as_str).unwrap_or("");
     let invalid = |why: &str| oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", why);
     let code = state.take_code(field("code")).ok_or_else(|| invalid("invalid or expired authorization code"))?;
@@ -131,6 +131,6 @@ pub fn exchange_code(state: &SimState, provider: Provider, body: &Value) -> Resu
         return Err(invalid("PKCE verification failed"));
     }
     state
-        .mint_tokens(&code.account_id, code.nonce.as_deref())
+        .mint_tokens_via(&code.account_id, code.nonce.as_deref(), tls)
         .map_err(|error| oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", &error.to_string()))
 }

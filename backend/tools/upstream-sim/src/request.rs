@@ -20,6 +20,15 @@ pub const MAX_BODY_BYTES: usize = 64 << 20;
 #[derive(Debug, Clone)]
 pub struct OriginalUri(pub Uri);
 
+/// Set by the accept loop on requests that came in on the TLS listener.
+#[derive(Debug, Clone, Copy)]
+pub struct ViaTls;
+
+/// Whether the request came in on the TLS listener.
+pub fn via_tls(request: &Request) -> bool {
+    request.extensions().get::<ViaTls>().is_some()
+}
+
 /// The URI as the client sent it.
 pub fn original_uri(request: &Request) -> Uri {
     request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |o| o.0.clone())
@@ -32,6 +41,8 @@ pub struct Received {
     pub headers: HeaderMap,
     pub body: Bytes,
     pub control: Option<Arc<ConnControl>>,
+    /// It came in on the TLS listener.
+    pub tls: bool,
 }
 
 impl Received {
@@ -56,6 +67,7 @@ impl Received {
         };
         Ok(Self {
             control: parts.extensions.get::<Arc<ConnControl>>().cloned(),
+            tls: parts.extensions.get::<ViaTls>().is_some(),
             method: parts.method,
             uri: parts.extensions.get::<OriginalUri>().map_or(parts.uri, |o| o.0.clone()),
             headers: parts.headers,

@@ -93,13 +93,13 @@ async fn accept_loop(
             match tls {
                 None => {
                     log.push(ConnectionInfo { tls: false, alpn: None });
-                    serve_connection(stream, router, control).await;
+                    serve_connection(stream, router, control, false).await;
                 }
                 Some(acceptor) => match acceptor.accept(stream).await {
                     Ok(stream) => {
                         let alpn = stream.get_ref().1.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned());
                         log.push(ConnectionInfo { tls: true, alpn });
-                        serve_connection(stream, router, control).await;
+                        serve_connection(stream, router, control, true).await;
                     }
                     Err(error) => tracing::debug!(%error, "TLS handshake failed"),
                 },
@@ -111,7 +111,7 @@ async fn accept_loop(
 }
 
 /// HTTP/1.1 or HTTP/2 (whatever the client speaks first) on one connection.
-async fn serve_connection<S>(stream: S, router: Router, control: Arc<ConnControl>)
+async fn serve_connection<S>(stream: S, router: Router, control: Arc<ConnControl>, tls: bool)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -119,6 +119,9 @@ where
         request.extensions_mut().insert(control.clone());
         let original = crate::request::OriginalUri(request.uri().clone());
         request.extensions_mut().insert(original);
+        if tls {
+            request.extensions_mut().insert(crate::request::ViaTls);
+        }
         router.clone().oneshot(request)
     });
     let builder = auto::Builder::new(TokioExecutor::new());

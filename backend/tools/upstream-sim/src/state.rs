@@ -65,6 +65,8 @@ struct Inner {
 pub struct SimState {
     pub config: SimConfig,
     pub base_url: String,
+    /// `https://127.0.0.1:TLS_PORT`: the TLS listener.
+    pub tls_base_url: String,
     settings: RwLock<Settings>,
     inner: Mutex<Inner>,
     records: Mutex<Recorder>,
@@ -80,8 +82,9 @@ pub struct SimState {
 }
 
 impl SimState {
-    pub fn new(config: SimConfig, base_url: String) -> Result<Self, StateError> {
+    pub fn new(config: SimConfig, base_url: String, tls_base_url: String) -> Result<Self, StateError> {
         let state = Self {
+            tls_base_url,
             settings: RwLock::new(config.settings.clone()),
             base_url,
             inner: Mutex::new(Inner::default()),
@@ -121,6 +124,11 @@ impl SimState {
     /// `{base}{xai_prefix}`.
     pub fn xai_issuer(&self) -> String {
         format!("{}{}", self.base_url, self.config.xai_prefix)
+    }
+
+    /// The xAI issuer as seen by a request on the plain or the TLS listener.
+    pub fn xai_issuer_via(&self, tls: bool) -> String {
+        if tls { format!("{}{}", self.tls_base_url, self.config.xai_prefix) } else { self.xai_issuer() }
     }
 
     // ---- accounts -------------------------------------------------------------------------
@@ -200,11 +208,17 @@ impl SimState {
 
     /// Mints and registers a fresh token set for an account.
     pub fn mint_tokens(&self, id: &str, nonce: Option<&str>) -> Result<TokenSet, StateError> {
+        self.mint_tokens_via(id, nonce, false)
+    }
+
+    /// [`SimState::mint_tokens`] for a request on the TLS listener when `tls` (the xAI ID
+    /// token then names the TLS issuer).
+    pub fn mint_tokens_via(&self, id: &str, nonce: Option<&str>, tls: bool) -> Result<TokenSet, StateError> {
         let mut inner = self.inner();
         let account = inner.accounts.get(id).ok_or_else(|| StateError::NotFound(format!("account {id}")))?;
         let (issuer, client_id) = match account.provider {
             Provider::Openai => (self.openai_issuer(), self.settings().openai_client_id),
-            Provider::Xai => (self.xai_issuer(), self.settings().xai_client_id),
+            Provider::Xai => (self.xai_issuer_via(tls), self.settings().xai_client_id),
         };
         let set = mint(account, &issuer, &client_id, nonce);
         inner.access.insert(

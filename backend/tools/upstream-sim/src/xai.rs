@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod chat;
+pub mod compact;
 pub mod reasoning;
 pub mod responses;
 pub mod signing;
@@ -32,6 +33,12 @@ pub fn router() -> Router<Arc<SimState>> {
         .route("/v1/chat/completions", post(chat::create))
         .route("/v1/models", get(catalog::models))
         .route("/v1/billing", get(catalog::billing))
+}
+
+/// Routes of the simulated public API host (`api.x.ai`), nested at
+/// [`compact::XAI_API_PREFIX`].
+pub fn api_router() -> Router<Arc<SimState>> {
+    Router::new().route("/v1/responses/compact", post(compact::compact))
 }
 
 /// `{"code": code, "error": message}` with an `x-request-id`.

@@ -40,7 +40,13 @@ async fn the_xai_browser_login_with_a_pasted_callback_ends_in_a_serving_account(
     assert_eq!(started.status, 200, "{}", started.text);
     let started = started.json();
     assert_eq!(started["redirectUri"], "http://127.0.0.1:56121/callback");
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    // The issuer is the simulator's TLS listener: the browser trusts its test CA.
+    let ca = reqwest::Certificate::from_pem(g.sim.ca_pem().as_bytes()).expect("CA");
+    let client = reqwest::Client::builder()
+        .add_root_certificate(ca)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
     let consent = client.get(started["authorizeUrl"].as_str().expect("url")).send().await.expect("authorize");
     assert_eq!(consent.status(), 302);
     let back = consent.headers()["location"].to_str().expect("location").to_owned();

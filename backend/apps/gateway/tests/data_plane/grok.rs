@@ -53,6 +53,15 @@ async fn a_grok_stream_reaches_the_client_as_clean_responses_events() {
     let rows = crate::gateway::terminal_rows(&gateway.pool().await, 1).await;
     let cost: Option<i64> = sqlx::Row::get(&rows[0], "cost_nano_usd");
     assert!(cost.is_some_and(|c| c > 0), "the Grok usage is priced: {cost:?}");
+    assert_tls_h2_only(&gateway);
+}
+
+/// Every connection to the simulator (the import's userinfo, the inference call) was TLS with
+/// HTTP/2 agreed by ALPN: the production path.
+fn assert_tls_h2_only(gateway: &Gateway) {
+    let connections = gateway.sim.connections();
+    assert!(!connections.is_empty());
+    assert!(connections.iter().all(|c| c.tls && c.alpn.as_deref() == Some("h2")), "{connections:?}");
 }
 
 #[tokio::test]
@@ -65,6 +74,7 @@ async fn a_non_stream_grok_request_gets_one_response_object() {
     assert_eq!(body["status"], json!("completed"));
     let sent: Value = serde_json::from_str(&xai_calls(&gateway)[0].body).expect("json");
     assert_eq!(sent["model"], json!("grok-4.5"), "the alias `grok` maps to grok-4.5");
+    assert_tls_h2_only(&gateway);
 }
 
 #[tokio::test]

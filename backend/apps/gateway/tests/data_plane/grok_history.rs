@@ -72,6 +72,42 @@ async fn a_conversation_replays_its_reasoning_on_the_account_that_made_it() {
 }
 
 #[tokio::test]
+async fn reasoning_the_client_did_not_send_back_is_replayed_from_the_session_cache() {
+    let gateway = Gateway::start(vec![AccountSpec::xai("grok-a")]).await;
+    let first = gateway
+        .responses(json!({"model": "grok-4.5", "input": "sim: reasoning=1 text='first answer'",
+            "prompt_cache_key": "conversation-1"}))
+        .await;
+    assert_eq!(first.status(), 200);
+    let first: Value = first.json().await.expect("json");
+    let ciphertext = first["output"][0]["encrypted_content"].as_str().expect("reasoning ciphertext").to_owned();
+
+    // A client that keeps only the text (a Chat Completions client does): no reasoning item.
+    let text = json!([{"type": "output_text", "text": "first answer"}]);
+    let input = json!([
+        {"type": "message", "role": "user", "content": "first question"},
+        {"type": "message", "role": "assistant", "content": text},
+        {"type": "message", "role": "user", "content": "sim: text='second answer'"},
+    ]);
+    let second = json!({"model": "grok-4.5", "input": input, "prompt_cache_key": "conversation-1"});
+    let response = gateway.responses(second.clone()).await;
+    assert_eq!(response.status(), 200, "the simulator decrypts the replayed ciphertext");
+    let calls = xai_calls(&gateway);
+    assert_eq!(calls.len(), 2, "no resend");
+    let sent = calls[1]["input"].as_array().expect("input");
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    assert_eq!(sent[1]["type"], json!("reasoning"), "inserted before the assistant message it produced");
+    assert_eq!(sent[1]["encrypted_content"], json!(ciphertext));
+    assert_eq!(sent[2]["role"], json!("assistant"));
+
+    // Without a session nothing is cached: the same history goes up as the client sent it.
+    let mut sessionless = second;
+    sessionless.as_object_mut().expect("object").remove("prompt_cache_key");
+    assert_eq!(gateway.responses(sessionless).await.status(), 200);
+    assert!(reasoning_items(&xai_calls(&gateway)[2]).is_empty());
+}
+
+#[tokio::test]
 async fn reasoning_another_account_made_is_sent_once_more_without_its_ciphertext() {
     let gateway = Gateway::start(vec![AccountSpec::xai("grok-a")]).await;
     let foreign = reasoning_made_by(&gateway, "grok-elsewhere").await;

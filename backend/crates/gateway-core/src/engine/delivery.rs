@@ -45,8 +45,8 @@ use crate::domain::{AccountId, ProviderKind, RequestStatus};
 use crate::observation::Observation;
 use crate::provider::{FrameStream, StreamFailure, UpstreamEvent};
 
-/// Where to pin a continuable response (an upstream WebSocket answer) before its id reaches
-/// the client.
+/// Where to pin a continuable response (an upstream WebSocket answer, or an HTTP answer the
+/// upstream stores: `Provider::stores_http_response`) before its id reaches the client.
 pub struct PinContext {
     pub pins: Arc<dyn ContinuationPins>,
     pub key: Arc<crate::snapshot::KeyEntry>,
@@ -175,6 +175,9 @@ impl Delivery {
         loop {
             match next(&mut self.frames).await {
                 Some(Ok(UpstreamEvent::Frame(frame))) => {
+                    if let Some(job) = self.pin_job(&frame) {
+                        write_pin(job).await;
+                    }
                     if matches!(kind_of(&frame), EventKind::Completed | EventKind::Incomplete) {
                         let span = self.commit_span();
                         span.in_scope(|| self.barrier.cross_at_terminal());

@@ -8,10 +8,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use gateway_core::provider::{FrameStream, StreamFailure, UpstreamEvent};
-use gateway_protocol::SseFrame;
 use gateway_protocol::request::{BodyEdit, RequestBody, SplicedBody};
 use gateway_transport::HttpResponse;
-use serde_json::Value;
 
 use crate::identity::AccountIdentity;
 use crate::transport::{BARE_INPUT_PREFIX, BARE_INPUT_SUFFIX, UNSUPPORTED_PARAMETERS};
@@ -48,12 +46,7 @@ pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
         let failure = |message: &str| StreamFailure { message: message.to_owned(), idle_timeout: false };
         let body =
             read.map_err(|_| StreamFailure { message: "the compaction answer went idle".into(), idle_timeout: true })?;
-        let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(&body) else {
-            return Err(failure("the compaction answer is not a JSON object"));
-        };
-        object.entry("status").or_insert_with(|| Value::String("completed".to_owned()));
-        let event = serde_json::json!({"type": "response.completed", "response": Value::Object(object)});
-        let data = serde_json::to_vec(&event).map_err(|_| failure("the compaction answer could not be framed"))?;
-        Ok(UpstreamEvent::Frame(SseFrame::from_event("response.completed", &data)))
+        let frame = gateway_protocol::unary::completed_frame(&body).map_err(failure)?;
+        Ok(UpstreamEvent::Frame(frame))
     }))
 }

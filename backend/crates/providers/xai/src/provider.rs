@@ -8,9 +8,12 @@ use gateway_core::catalog::{CatalogBook, plan_key};
 use gateway_core::credential_refresh::CredentialRefresher;
 use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind, SendState};
 use gateway_core::ports::CredentialStore;
-use gateway_core::provider::{AttemptFailure, FailureClass, ModelInfo, Provider, UpstreamCall, UpstreamReply};
+use gateway_core::provider::{
+    AttemptFailure, FailureClass, ModelInfo, Operation, Provider, UpstreamCall, UpstreamReply, UpstreamRoute,
+};
 use gateway_core::provider_credentials::ProviderCredentials;
 use gateway_core::snapshot::AccountEntry;
+use gateway_protocol::request::RequestBody;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
 use crate::credential::XaiCredential;
@@ -40,8 +43,9 @@ impl XaiProvider {
             .map_err(|e| invalid(XaiSetting::ExtraCaFile, e.to_string()))?;
         let http = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(10)));
         let version = ClientVersion::new(&settings.client_version);
-        let transport = Transport::new(http.clone(), &urls.inference, version.clone(), settings.stream_idle_timeout)
-            .map_err(|e| invalid(XaiSetting::InferenceUrl, e))?;
+        let transport =
+            Transport::new(http.clone(), (&urls.inference, &urls.api), version.clone(), settings.stream_idle_timeout)
+                .map_err(|e| invalid(XaiSetting::InferenceUrl, e))?;
         let refresher =
             Refresher::new(http.clone(), &urls.issuer, &settings.client_id, version.clone(), settings.refresh_timeout);
         Ok(Self {
@@ -132,19 +136,33 @@ impl Provider for XaiProvider {
         self.catalog.models(plan_key(account))
     }
 
+    /// A response asked for with `store: true` is kept by xAI for its account: the engine pins
+    /// it, and a later `previous_response_id` continues it natively (PROTOCOL H.3).
+    fn stores_http_response(&self, body: &[u8], view: &RequestBody) -> bool {
+        view.boolean(body, "store").ok().flatten() == Some(true)
+    }
+
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {
-        // The full client history is the continuation path (SPEC §6): a response id of one
-        // account means nothing upstream, so the client is told to resend the history.
-        if call.view.has("previous_response_id") {
-            return Err(AttemptFailure::new(
-                FailureClass::ContinuationLost,
-                SendState::NotSent,
-                "xAI continues from the full history only",
-            ));
-        }
+        // Native continuation: the engine routes a pinned response to its owner, and the pinned
+        // upstream id goes back in. Any other `previous_response_id` (not pinned, or the route
+        // lost) is answered `previous_response_not_found`: official clients resend the history.
+        let previous = match call.route {
+            UpstreamRoute::Continue { response_id, .. } => Some(response_id.as_str()),
+            _ if call.view.has("previous_response_id") => {
+                return Err(AttemptFailure::new(
+                    FailureClass::ContinuationLost,
+                    SendState::NotSent,
+                    "no stored xAI response to continue",
+                ));
+            }
+            _ => None,
+        };
         let (_, credential) = self.credential_for(call.account)?;
         let upstream_model = self.models.upstream(call.upstream_model);
-        self.transport.send(&call, &credential, &upstream_model).await
+        if call.operation == Operation::ResponsesCompact {
+            return self.transport.compact(&call, &credential, &upstream_model).await;
+        }
+        self.transport.send(&call, &credential, &upstream_model, previous).await
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {

@@ -12,7 +12,7 @@ pub const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
 
 /// Top-level fields never sent upstream: gateway/OpenAI-only options, identity and
 /// account-bound ids (a response id of one account means nothing to another).
-const DROPPED: &[&str] = &[
+pub(crate) const DROPPED: &[&str] = &[
     "provider_options",
     "service_tier",
     "client_metadata",
@@ -31,7 +31,7 @@ const DROPPED: &[&str] = &[
     "generate",
 ];
 /// Identity keys removed from `metadata`.
-const IDENTITY_KEYS: &[&str] = &[
+pub(crate) const IDENTITY_KEYS: &[&str] = &[
     "authorization",
     "cookie",
     "access_token",
@@ -80,7 +80,7 @@ pub struct NormalizationError {
     pub reason: &'static str,
 }
 
-fn refuse(field: &'static str, reason: &'static str) -> NormalizationError {
+pub(crate) fn refuse(field: &'static str, reason: &'static str) -> NormalizationError {
     NormalizationError { field, reason }
 }
 
@@ -114,6 +114,15 @@ pub fn prepare(body: &[u8], upstream_model: &str, scope: &str) -> Result<Prepare
     };
     let body = serde_json::to_vec(&Value::Object(map)).map_err(|_| refuse("body", "cannot be encoded"))?;
     Ok(Prepared { body, session })
+}
+
+/// `body` (an edited upstream body) continuing the stored upstream response `id` (native
+/// continuation, PROTOCOL H.3: the client's own id was stripped by [`prepare`]).
+pub fn with_previous_response(body: &[u8], id: &str) -> Result<Vec<u8>, NormalizationError> {
+    let mut value: Value = serde_json::from_slice(body).map_err(|_| refuse("body", "not a JSON object"))?;
+    let map = value.as_object_mut().ok_or_else(|| refuse("body", "not a JSON object"))?;
+    map.insert("previous_response_id".to_owned(), json!(id));
+    serde_json::to_vec(&value).map_err(|_| refuse("body", "cannot be encoded"))
 }
 
 /// The explicit session signal: `prompt_cache_key`, `metadata.session_id`, `session_id`,
@@ -251,7 +260,7 @@ fn edit_tools(map: &mut Map<String, Value>) {
 
 /// Message items: role `model` → `assistant`; Grok-internal keys removed. Reasoning items:
 /// only what xAI can take (`reasoning.rs`).
-fn edit_input(map: &mut Map<String, Value>) {
+pub(crate) fn edit_input(map: &mut Map<String, Value>) {
     let Some(Value::Array(items)) = map.get_mut("input") else { return };
     for item in items.iter_mut() {
         if item.get("type").and_then(Value::as_str) == Some("reasoning") {

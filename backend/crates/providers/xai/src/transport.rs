@@ -1,6 +1,7 @@
 //! HTTP SSE to `{inference}/responses` over the shared upstream client, and the stream of
 //! re-synthesised Responses events (`events.rs`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -17,29 +18,44 @@ use crate::credential::XaiCredential;
 use crate::events::{Translated, Translator};
 use crate::headers::{self, CallHeaders};
 use crate::reasoning::strip_ciphertext;
+use crate::replay::{Recorder, ReplayCache, ReplayKey};
 use crate::request::{self, NormalizationError};
 use crate::version_check::ClientVersion;
 
 pub struct Transport {
     http: HttpClient,
     responses_url: http::Uri,
+    /// `{api}/responses/compact` (api.x.ai, PROTOCOL H.6).
+    pub(crate) compact_url: http::Uri,
     version: ClientVersion,
     agent_id: String,
-    stream_idle_timeout: Duration,
+    pub(crate) stream_idle_timeout: Duration,
+    replay: Arc<ReplayCache>,
 }
 
 impl Transport {
     pub fn new(
         http: HttpClient,
-        inference_url: &str,
+        urls: (&str, &str),
         version: ClientVersion,
         stream_idle_timeout: Duration,
     ) -> Result<Self, String> {
-        let url = format!("{}/responses", inference_url.trim_end_matches('/'));
-        let responses_url = url.parse::<http::Uri>().map_err(|_| format!("`{url}` is not a valid URL"))?;
-        gateway_transport::Target::from_uri(&responses_url).map_err(|_| format!("`{url}` is not usable"))?;
+        let (inference_url, api_url) = urls;
+        let uri = |url: String| {
+            let parsed = url.parse::<http::Uri>().map_err(|_| format!("`{url}` is not a valid URL"))?;
+            gateway_transport::Target::from_uri(&parsed).map_err(|_| format!("`{url}` is not usable"))?;
+            Ok::<_, String>(parsed)
+        };
+        let responses_url = uri(format!("{}/responses", inference_url.trim_end_matches('/')))?;
+        let compact_url = uri(format!("{}/responses/compact", api_url.trim_end_matches('/')))?;
         let agent_id = uuid::Uuid::new_v4().to_string();
-        Ok(Self { http, responses_url, version, agent_id, stream_idle_timeout })
+        let replay = Arc::new(ReplayCache::default());
+        Ok(Self { http, responses_url, compact_url, version, agent_id, stream_idle_timeout, replay })
+    }
+
+    /// The reasoning replay cache of this process (PROTOCOL H.7).
+    pub fn replay(&self) -> &Arc<ReplayCache> {
+        &self.replay
     }
 
     pub fn version(&self) -> &ClientVersion {
@@ -48,40 +64,62 @@ impl Transport {
 
     /// Sends `call` as `upstream_model` and returns at the response headers. A history whose
     /// reasoning ciphertext xAI cannot decrypt (another account's) is sent once more without it
-    /// (PROTOCOL H.5), on the same account and credential.
+    /// (PROTOCOL H.5), on the same account and credential. `previous` (native continuation)
+    /// names the stored response to continue; xAI not finding it, or not decrypting its
+    /// reasoning, is `ContinuationLost` before anything reached the client.
     pub async fn send(
         &self,
         call: &UpstreamCall<'_>,
         credential: &XaiCredential,
         upstream_model: &str,
+        previous: Option<&str>,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let scope = call.client_key.0.to_string();
-        let prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        let mut prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        if let Some(previous) = previous {
+            prepared.body = request::with_previous_response(&prepared.body, previous).map_err(normalization_failure)?;
+        }
+        // Reasoning the client did not send back, from this account's previous turn (H.7); not
+        // with a native continuation, where xAI holds the turn.
+        let replay_key = prepared.session.clone().filter(|_| previous.is_none()).map(|session| ReplayKey {
+            model: upstream_model.to_owned(),
+            session,
+            account: call.account.id(),
+        });
+        if let Some(filled) = replay_key.as_ref().and_then(|key| self.replay.fill(key, &prepared.body)) {
+            prepared.body = filled;
+        }
         let version = self.version.current();
         let started = Instant::now();
         let head =
             Head { call, credential, model: upstream_model, session: prepared.session.as_deref(), version: &version };
-        let mut answer = self.post(&head, prepared.body.clone()).await?;
+        let mut answer = self.post(&self.responses_url, &head, prepared.body.clone(), STREAM).await?;
+        if let Answer::Refused { status, body, .. } = &answer
+            && previous.is_some()
+            && (*status == 404 || is_reasoning_decode_failure(*status, body))
+        {
+            return Err(AttemptFailure::new(
+                FailureClass::ContinuationLost,
+                SendState::NotSent,
+                "xAI no longer holds the response to continue",
+            ));
+        }
         if let Answer::Refused { status, body, .. } = &answer
             && is_reasoning_decode_failure(*status, body)
             && let Some(stripped) = strip_ciphertext(&prepared.body)
         {
             tracing::info!("xAI could not decrypt reasoning of the history; sending it once more without ciphertext");
-            answer = self.post(&head, stripped).await?;
+            answer = self.post(&self.responses_url, &head, stripped, STREAM).await?;
         }
         let response = match answer {
             Answer::Stream(response) => response,
             Answer::Refused { status, body, retry_after } => {
-                let failure = classify(status, &body, retry_after, OffsetDateTime::now_utc());
-                if failure.class == FailureClass::ClientVersionRejected {
-                    tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
-                    self.version.request_check();
-                }
-                return Err(failure);
+                return Err(self.refused(status, &body, retry_after, &version));
             }
         };
+        let recorder = replay_key.map(|key| Recorder::new(self.replay.clone(), key));
         Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout),
+            frames: frames(response, self.stream_idle_timeout, recorder),
             quota: None,
             served_model: Some(upstream_model.to_owned()),
             forward_headers: Vec::new(),
@@ -91,8 +129,25 @@ impl Transport {
         })
     }
 
-    /// One POST of `body` with the inference headers (a fresh `x-grok-req-id` each time).
-    async fn post(&self, head: &Head<'_, '_>, body: Vec<u8>) -> Result<Answer, AttemptFailure> {
+    /// The failure of a refused call; a 426 asks for a version check.
+    pub(crate) fn refused(&self, status: u16, body: &[u8], retry_after: Option<i64>, version: &str) -> AttemptFailure {
+        let failure = classify(status, body, retry_after, OffsetDateTime::now_utc());
+        if failure.class == FailureClass::ClientVersionRejected {
+            tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
+            self.version.request_check();
+        }
+        failure
+    }
+
+    /// One POST of `body` to `uri` with the inference headers (a fresh `x-grok-req-id` each
+    /// time) accepting `accept`.
+    pub(crate) async fn post(
+        &self,
+        uri: &http::Uri,
+        head: &Head<'_, '_>,
+        body: Vec<u8>,
+        accept: &'static str,
+    ) -> Result<Answer, AttemptFailure> {
         let attempt_id = uuid::Uuid::new_v4().to_string();
         let request_id = head.call.request.to_string();
         let call_headers = CallHeaders {
@@ -104,16 +159,17 @@ impl Transport {
             session: head.session,
             traceparent: head.call.traceparent,
         };
-        let headers = headers::inference(head.credential, &call_headers).map_err(|_| {
+        let mut headers = headers::inference(head.credential, &call_headers).map_err(|_| {
             AttemptFailure::new(
                 FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
                 SendState::NotSent,
                 "the stored access token is not a valid header value",
             )
         })?;
+        headers.insert(http::header::ACCEPT, http::HeaderValue::from_static(accept));
         let request = HttpRequest {
             method: http::Method::POST,
-            uri: self.responses_url.clone(),
+            uri: uri.clone(),
             headers,
             body: Body::from_parts([bytes::Bytes::from(body)]),
         };
@@ -145,23 +201,25 @@ impl Transport {
     }
 }
 
+const STREAM: &str = "text/event-stream";
+
 /// What one call needs for its headers.
-struct Head<'a, 'c> {
-    call: &'a UpstreamCall<'c>,
-    credential: &'a XaiCredential,
-    model: &'a str,
-    session: Option<&'a str>,
-    version: &'a str,
+pub(crate) struct Head<'a, 'c> {
+    pub(crate) call: &'a UpstreamCall<'c>,
+    pub(crate) credential: &'a XaiCredential,
+    pub(crate) model: &'a str,
+    pub(crate) session: Option<&'a str>,
+    pub(crate) version: &'a str,
 }
 
 /// The upstream's answer at its headers.
-enum Answer {
+pub(crate) enum Answer {
     Stream(HttpResponse),
     Refused { status: u16, body: Vec<u8>, retry_after: Option<i64> },
 }
 
 /// A body the proxy cannot take: the client's fault, nothing sent, no account touched.
-fn normalization_failure(error: NormalizationError) -> AttemptFailure {
+pub(crate) fn normalization_failure(error: NormalizationError) -> AttemptFailure {
     let mut api = ApiError::new(ErrorCode::InvalidRequest, format!("Invalid request for xAI: {error}."));
     api.upstream_code = Some("invalid_request_normalization".to_owned());
     if let Some(param) = Some(error.field).filter(|f| *f != "body") {
@@ -175,15 +233,17 @@ fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {
 }
 
 /// The upstream body as clean Responses frames; a body that ends before the terminal event is
-/// a stream failure.
-pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
+/// a stream failure. `recorder` sees every frame passed on (the replay cache).
+pub fn frames(response: HttpResponse, idle: Duration, recorder: Option<Recorder>) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
         translator: Translator,
+        recorder: Option<Recorder>,
         finished: bool,
     }
-    let state = State { body: response, framer: SseFramer::new(), translator: Translator::new(), finished: false };
+    let state =
+        State { body: response, framer: SseFramer::new(), translator: Translator::new(), recorder, finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
             if state.finished {
@@ -191,7 +251,12 @@ pub fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
             }
             match state.framer.next_frame() {
                 Ok(Some(frame)) => match state.translator.translate(&frame) {
-                    Translated::Frame(frame) => return Some((Ok(UpstreamEvent::Frame(frame)), state)),
+                    Translated::Frame(frame) => {
+                        if let Some(recorder) = state.recorder.as_mut() {
+                            recorder.observe(&frame);
+                        }
+                        return Some((Ok(UpstreamEvent::Frame(frame)), state));
+                    }
                     Translated::Dropped => continue,
                     Translated::Mismatch => {
                         state.finished = true;

@@ -4,8 +4,10 @@
 
 mod catalog_billing;
 mod classify;
+mod compact;
 mod events;
 mod import;
 mod oauth;
 mod reasoning;
+mod replay;
 mod request;

@@ -1,6 +1,7 @@
-//! Both logins against the simulator's OIDC issuer over real sockets, and the ID-token checks:
-//! a bad signature, another issuer or audience, a wrong nonce, an expired token or `alg: none`
-//! is refused.
+//! Both logins against the simulator's OIDC issuer over real sockets — its TLS listener, trusted
+//! through `extra_ca_file` as in production (no plain-http allowance) — and the ID-token
+//! checks: a bad signature, another issuer or audience, a wrong nonce, an expired token or
+//! `alg: none` is refused.
 
 use std::sync::Arc;
 
@@ -29,10 +30,13 @@ impl World {
         let dir = std::env::temp_dir().join(format!("xai-oauth-{}-{}", std::process::id(), test_support::free_port()));
         std::fs::create_dir_all(&dir).expect("dir");
         let store = gateway_store::sqlite::open(&dir.join("db.sqlite"), 1).await.expect("sqlite");
+        let ca = dir.join("sim-ca.pem");
+        std::fs::write(&ca, sim.ca_pem()).expect("CA file");
         let settings = XaiSettings {
-            inference_url: sim.xai_base_url(),
-            issuer_url: sim.xai_issuer_url(),
-            allow_http_loopback: true,
+            inference_url: sim.tls_xai_base_url(),
+            issuer_url: sim.tls_xai_issuer_url(),
+            allow_http_loopback: false,
+            extra_ca_file: Some(ca),
             ..XaiSettings::default()
         };
         let provider = XaiProvider::new(&settings, Arc::new(store)).expect("provider");
@@ -50,6 +54,25 @@ impl World {
         assert_eq!(response.status(), 200);
         response.json().await.expect("json")
     }
+
+    /// A browser that trusts the simulator's test CA.
+    fn browser(&self) -> reqwest::Client {
+        let ca = reqwest::Certificate::from_pem(self.sim.ca_pem().as_bytes()).expect("CA");
+        reqwest::Client::builder()
+            .add_root_certificate(ca)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client")
+    }
+
+    /// Every connection the provider opened was TLS with HTTP/2 agreed by ALPN.
+    fn assert_all_tls_h2(&self) {
+        let connections = self.sim.connections();
+        let (tls, plain): (Vec<_>, Vec<_>) = connections.iter().partition(|c| c.tls);
+        assert!(!tls.is_empty(), "{connections:?}");
+        assert!(plain.is_empty(), "nothing on the plain listener: {connections:?}");
+        assert!(tls.iter().filter(|c| c.alpn.is_some()).all(|c| c.alpn.as_deref() == Some("h2")), "{connections:?}");
+    }
 }
 
 fn query(url: &str, name: &str) -> Option<String> {
@@ -66,14 +89,15 @@ async fn the_browser_login_with_a_pasted_callback_ends_in_a_usable_account() {
     assert!(query(&start.authorize_url, "nonce").is_some_and(|n| n.len() >= 43));
     assert!(!format!("{:?}", start.payload).contains(start.payload.expose()), "the payload never prints");
     // The browser's consent: the issuer redirects to the loopback callback the admin pastes.
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    let consent = client.get(&start.authorize_url).send().await.expect("authorize");
+    assert!(start.authorize_url.starts_with(&world.sim.tls_xai_issuer_url()), "{}", start.authorize_url);
+    let consent = world.browser().get(&start.authorize_url).send().await.expect("authorize");
     assert_eq!(consent.status(), 302);
     let callback = consent.headers()["location"].to_str().expect("location").to_owned();
     assert!(callback.starts_with("http://127.0.0.1:56121/callback?"), "{callback}");
     assert_eq!(query(&callback, "state").as_deref(), Some(start.state.as_str()));
     let code = query(&callback, "code").expect("code");
     let imported = oauth.complete_authorization(&start.payload, &code, None).await.expect("exchange");
+    world.assert_all_tls_h2();
     assert_eq!(imported.external_account_id, "user-grok-a", "identity from the verified ID token");
     assert_eq!(imported.facts.state, CredentialState::Active);
     let credential = XaiCredential::decode(&imported.document).expect("document");
@@ -96,6 +120,7 @@ async fn the_device_login_ends_in_a_usable_account() {
         panic!("approved expected");
     };
     assert_eq!(imported.external_account_id, "user-grok-a");
+    world.assert_all_tls_h2();
     let credential = XaiCredential::decode(&imported.document).expect("document");
     world.assert_usable(credential.access_token.expose_secret()).await;
 }

@@ -98,7 +98,7 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "unknown client_id");
     }
     match body.get("grant_type").and_then(Value::as_str).unwrap_or("") {
-        "authorization_code" => match exchange_code(&state, Provider::Openai, &body) {
+        "authorization_code" => match exchange_code(&state, Provider::Openai, &body, false) {
             Ok(set) => token_answer(&set, OPENAI_SCOPE),
             Err(response) => response,
         },

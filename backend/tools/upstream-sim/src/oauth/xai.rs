@@ -34,8 +34,9 @@ pub fn router() -> Router<Arc<SimState>> {
         .route("/oauth2/revoke", post(revoke))
 }
 
-async fn discovery(State(state): State<Arc<SimState>>) -> Response {
-    let issuer = state.xai_issuer();
+/// Names the issuer of the listener it was asked on (plain or TLS).
+async fn discovery(State(state): State<Arc<SimState>>, request: Request) -> Response {
+    let issuer = state.xai_issuer_via(crate::request::via_tls(&request));
     json_response(
         StatusCode::OK,
         &json!({
@@ -86,12 +87,12 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
     }
     let field = |name: &str| body.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
     match field("grant_type").as_str() {
-        "authorization_code" => match exchange_code(&state, Provider::Xai, &body) {
+        "authorization_code" => match exchange_code(&state, Provider::Xai, &body, received.tls) {
             Ok(set) => token_answer(&set, XAI_SCOPE),
             Err(response) => response,
         },
         "refresh_token" => refresh(&state, &field("refresh_token")).await,
-        DEVICE_GRANT => device_token(&state, &field("device_code")),
+        DEVICE_GRANT => device_token(&state, &field("device_code"), received.tls),
         other => {
             oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", &format!("unsupported grant_type `{other}`"))
         }
@@ -128,7 +129,7 @@ async fn refresh(state: &SimState, refresh_token: &str) -> Response {
     }
 }
 
-fn device_token(state: &SimState, device_code: &str) -> Response {
+fn device_token(state: &SimState, device_code: &str, tls: bool) -> Response {
     let Some(flow) = state.poll_device_flow(device_code).filter(|f| f.provider == Provider::Xai) else {
         return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "unknown device_code");
     };
@@ -138,7 +139,7 @@ fn device_token(state: &SimState, device_code: &str) -> Response {
         DeviceStatus::Denied => oauth_error(StatusCode::BAD_REQUEST, "access_denied", "the user denied the request"),
         DeviceStatus::Expired => oauth_error(StatusCode::BAD_REQUEST, "expired_token", "the device code has expired"),
         DeviceStatus::Redeemed => oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "device code already used"),
-        DeviceStatus::Approved { account_id } => match state.mint_tokens(&account_id, flow.nonce.as_deref()) {
+        DeviceStatus::Approved { account_id } => match state.mint_tokens_via(&account_id, flow.nonce.as_deref(), tls) {
             Ok(set) => token_answer(&set, XAI_SCOPE),
             Err(error) => oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", &error.to_string()),
         },
@@ -156,7 +157,7 @@ async fn device_code(State(state): State<Arc<SimState>>, request: Request) -> Re
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "unknown client_id");
     }
     let flow = state.start_device_flow(Provider::Xai, None);
-    let verification = format!("{}/oauth2/device", state.xai_issuer());
+    let verification = format!("{}/oauth2/device", state.xai_issuer_via(received.tls));
     json_response(
         StatusCode::OK,
         &json!({
