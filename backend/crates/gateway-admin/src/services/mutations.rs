@@ -21,7 +21,7 @@ impl Mutations {
     }
 
     pub fn get(&self) -> &dyn UnitOfWork {
-        self.uow.get()
+        self.uow.as_ref()
     }
 
     /// The same publishing unit of work, for a part outside the services (the self-update's

@@ -10,8 +10,8 @@ use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookWrite
 use gateway_admin::audit::AuditEntry;
 use gateway_admin::backup::BackupSettingsUpdate;
 use gateway_admin::ports::{
-    AccountImport, AdminTransaction, ClientKeyChanges, ClientKeyDirectory, CommitReceipt, GroupChanges,
-    GroupDirectory, ImportOutcome, NewClientKey, UnitOfWork, UsageQueries,
+    AccountImport, AdminTransaction, ClientKeyChanges, ClientKeyDirectory, CommitReceipt, GroupChanges, GroupDirectory,
+    ImportOutcome, NewClientKey, UnitOfWork, UsageQueries,
 };
 use gateway_admin::usage::{
     BucketWidth, CalendarStarts, OutcomeCounts, RequestCursor, RequestDetail, RequestSummary, UsageBucket,
