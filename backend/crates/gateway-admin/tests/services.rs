@@ -85,7 +85,7 @@ async fn group_delete_with_a_scoped_key_is_refused_without_writing() {
     fake.add_group(7, "eu");
     fake.world().keys.insert(3, scoped_key(3, 7));
 
-    let err = groups(&fake).delete(actor(), GroupId(7)).await.err().expect("refused");
+    let err = groups(&fake).delete(actor(), GroupId(7)).await.expect_err("refused");
 
     assert!(matches!(&err, AdminError::Conflict(m) if m.contains("client keys 3")), "{err:?}");
     let world = fake.world();

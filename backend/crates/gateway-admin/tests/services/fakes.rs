@@ -131,7 +131,7 @@ impl AdminTransaction for FakeTx {
         self.keys.push(ClientKeyRecord {
             id: ClientKeyId(id),
             name: c.name.clone(),
-            key_hash: key.key_hash.clone(),
+            key_hash: key.key_hash,
             key_prefix: key.key_prefix.clone(),
             enabled: c.enabled,
             expires_at: c.expires_at,
