@@ -30,6 +30,7 @@ pub mod oauth;
 pub mod password_reset;
 pub mod passwords;
 pub mod ports;
+pub mod services;
 pub mod settings;
 pub mod system;
 pub mod url_guard;

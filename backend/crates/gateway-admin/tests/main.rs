@@ -7,6 +7,7 @@ mod backup_daemon;
 mod egress_proxies;
 mod login;
 mod oauth_sealing;
+mod services;
 mod settings;
 mod standing;
 mod totp;

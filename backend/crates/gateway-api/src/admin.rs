@@ -4,7 +4,8 @@
 //! utoipa: a route exists exactly when it is in the document).
 //!
 //! Every response carries `Cache-Control: no-store` and an `X-Request-Id`; every error is the envelope of
-//! [`envelope`]. Handlers decode, call a `gateway-admin` use case or port, and encode.
+//! [`envelope`]. Handlers decode, call one method of a `gateway-admin` use-case service
+//! (`gateway_admin::services`), and encode.
 
 mod account_view;
 mod accounts;
@@ -37,69 +38,20 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn_with_state, map_response};
-use gateway_admin::auth::device_cookie::{DeviceCookieKey, DeviceCookies};
-use gateway_admin::auth::standing::ROSTER_MAX_AGE;
-use gateway_admin::auth::{AdminStandings, AuthPolicy, PasswordGuard, TrustedProxies};
-use gateway_admin::oauth::OAuthLogins;
-use gateway_admin::ports::{
-    AccountActions, AccountDirectory, AdminSessions, AdminUsers, AuditSearch, AuditTrail, BackupJobs,
-    ClientKeyDirectory, GroupDirectory, InFlightCounts, LoginThrottle, OpsEventQueries, RuntimeSettingsReader,
-    UnitOfWork, UsageQueries,
-};
-use gateway_admin::url_guard::UrlGuard;
-use gateway_core::coordination::{ChangeNotifier, Cooldowns};
-use gateway_core::credential_import::CredentialImporter;
+use gateway_admin::auth::TrustedProxies;
+use gateway_admin::services::AdminServices;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub use alert_routes::AlertPorts;
 pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
+pub use gateway_admin::services::{AdminPorts, AlertPorts, AuthSettings};
 pub use session_auth::{CSRF_HEADER, DEVICE_COOKIE, SESSION_COOKIE};
-
-/// The ports the admin API reads and writes through (implemented by the store, Redis and the
-/// providers; wired by the composition root).
-pub struct AdminPorts {
-    /// Mutations; should publish committed revisions (`PublishingUnitOfWork`).
-    pub uow: Arc<dyn UnitOfWork>,
-    pub users: Arc<dyn AdminUsers>,
-    pub sessions: Arc<dyn AdminSessions>,
-    pub throttle: Arc<dyn LoginThrottle>,
-    pub accounts: Arc<dyn AccountDirectory>,
-    pub groups: Arc<dyn GroupDirectory>,
-    pub keys: Arc<dyn ClientKeyDirectory>,
-    pub settings: Arc<dyn RuntimeSettingsReader>,
-    pub audit: Arc<dyn AuditTrail>,
-    pub audit_search: Arc<dyn AuditSearch>,
-    pub usage: Arc<dyn UsageQueries>,
-    pub ops: Arc<dyn OpsEventQueries>,
-    pub backups: Arc<dyn BackupJobs>,
-    /// Runs, verifies, deletes and links backups (the same daemon the worker ticks).
-    pub backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
-    pub cooldowns: Arc<dyn Cooldowns>,
-    pub in_flight: Arc<dyn InFlightCounts>,
-    pub notifier: Arc<dyn ChangeNotifier>,
-    /// One per provider that can import/export credentials.
-    pub importers: Vec<Arc<dyn CredentialImporter>>,
-    /// Refresh now, quota probe now, connection test.
-    pub actions: Arc<dyn AccountActions>,
-    /// Browser and device logins of upstream accounts (new accounts and re-authorisation).
-    pub logins: Arc<OAuthLogins>,
-    /// The SSRF guard for admin-set URLs (the backup endpoint).
-    pub url_guard: Arc<UrlGuard>,
-    /// This process's self-update (check, update, rollback, restart, progress).
-    pub updates: gateway_host::update::Updater,
-    /// Alert webhooks and rules (stored and configured), and the transport a test uses.
-    pub alerts: AlertPorts,
-}
 
 /// HTTP-level admin settings (from the `admin` config section).
 #[derive(Debug, Clone)]
 pub struct AdminHttpConfig {
-    pub policy: AuthPolicy,
-    /// Signs the device cookies (`Debug` hides it).
-    pub device_key: DeviceCookieKey,
     /// Always mark the session cookie `Secure`.
     pub cookie_secure: bool,
     /// Whose `X-Forwarded-For` / `X-Forwarded-Proto` count (a TLS-terminating proxy in front).
@@ -109,14 +61,14 @@ pub struct AdminHttpConfig {
     pub version: String,
 }
 
+/// The admin API's state: the use-case services of `gateway-admin`, this process's
+/// self-update, and the HTTP configuration.
 #[derive(Clone)]
 pub struct AdminApi {
-    pub ports: Arc<AdminPorts>,
+    pub services: Arc<AdminServices>,
+    /// This process's self-update (check, update, rollback, restart, progress).
+    pub updates: gateway_host::update::Updater,
     pub config: Arc<AdminHttpConfig>,
-    /// Every password a request sends is checked through it (login limits, hashing bound).
-    pub guard: Arc<PasswordGuard>,
-    /// The admins sessions are checked against (enabled, credential stamp).
-    pub standings: Arc<AdminStandings>,
     openapi: Arc<serde_json::Value>,
 }
 
@@ -189,13 +141,13 @@ pub fn admin_openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The admin router (state applied); merge it into the server's router.
-pub fn admin_routes(ports: AdminPorts, config: AdminHttpConfig) -> Router {
-    let openapi = serde_json::to_value(admin_openapi()).unwrap_or_default();
-    let devices = DeviceCookies::new(config.device_key.clone(), config.policy.device_cookie_lifetime);
-    let guard = Arc::new(PasswordGuard::new(Arc::clone(&ports.throttle), devices, &config.policy));
-    let standings = Arc::new(AdminStandings::new(Arc::clone(&ports.users), ROSTER_MAX_AGE));
-    let (ports, config, openapi) = (Arc::new(ports), Arc::new(config), Arc::new(openapi));
-    let api = AdminApi { ports, config, guard, standings, openapi };
+pub fn admin_routes(
+    services: Arc<AdminServices>,
+    updates: gateway_host::update::Updater,
+    config: AdminHttpConfig,
+) -> Router {
+    let openapi = Arc::new(serde_json::to_value(admin_openapi()).unwrap_or_default());
+    let api = AdminApi { services, updates, config: Arc::new(config), openapi };
     // `route_layer`: authentication guards the admin routes only, never the fallback, so a path
     // no router claims is not sent through the session store.
     let protected = protected_routes().route_layer(from_fn_with_state(api.clone(), session_auth::require_admin));

@@ -13,7 +13,7 @@ pub mod metrics;
 pub mod spa;
 
 pub use access_log::with_access_log;
-pub use admin::{AdminHttpConfig, AdminPorts, AlertPorts, admin_openapi, admin_routes};
+pub use admin::{AdminHttpConfig, AdminPorts, AlertPorts, AuthSettings, admin_openapi, admin_routes};
 pub use client::{ClientApi, client_routes, overloaded_routes};
 pub use metrics::{Metrics, MetricsConfig, metrics_routes};
 pub use spa::{embedded_spa_routes, spa_routes};

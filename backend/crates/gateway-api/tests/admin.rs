@@ -1,3 +1,4 @@
 //! The admin API's OpenAPI document, built without a server.
 
 mod openapi;
+mod openapi_committed;

@@ -1,6 +1,7 @@
 //! The admin API: its ports wired to PostgreSQL, Redis and the account lifecycle (refresh,
-//! quota probes, logins: the same instances the data plane and the workers use), the first
-//! administrator bootstrapped, and the router handed back for the server.
+//! quota probes, logins: the same instances the data plane and the workers use), the
+//! `gateway-admin` use-case services built once over them, the first administrator
+//! bootstrapped, and the router handed back for the server.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,13 +9,12 @@ use std::time::Duration;
 
 use crate::config::Config;
 use axum::Router;
-use gateway_admin::auth::bootstrap::bootstrap_admin;
 use gateway_admin::auth::device_cookie::DeviceCookieKey;
 use gateway_admin::auth::{AuthPolicy, TrustedProxies};
-use gateway_admin::change_publishing::PublishingUnitOfWork;
 use gateway_admin::oauth::account_checks::AccountChecks;
+use gateway_admin::services::AdminServices;
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
-use gateway_api::{AdminHttpConfig, AdminPorts, AlertPorts, admin_routes};
+use gateway_api::{AdminHttpConfig, AdminPorts, AlertPorts, AuthSettings, admin_routes};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_host::update::Updater;
 use gateway_store::dns::SystemResolver;
@@ -28,7 +28,6 @@ pub fn ports(
     storage: &Storage,
     accounts: &Accounts,
     alerts: AlertPorts,
-    updates: &Updater,
     backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<AdminPorts, StartError> {
     let store = storage.facts.clone();
@@ -38,7 +37,7 @@ pub fn ports(
     let xai = provider_xai::XaiProvider::new(&super::xai_settings(config)?, store.clone())
         .map_err(|e| StartError::Wiring(format!("xai importer: {e}")))?;
     Ok(AdminPorts {
-        uow: Arc::new(PublishingUnitOfWork::new(store.clone(), redis.clone())),
+        uow: store.clone(),
         users: store.clone(),
         sessions: redis.clone(),
         throttle: redis.clone(),
@@ -62,14 +61,14 @@ pub fn ports(
             Arc::new(SystemResolver),
             UrlPolicy { allow_private: config.admin.allow_private_urls },
         )),
-        updates: updates.clone(),
         alerts,
     })
 }
 
-pub fn http_config(config: &Config) -> AdminHttpConfig {
+/// The login policy and device-cookie key of the `admin` section.
+pub fn auth_settings(config: &Config) -> AuthSettings {
     let admin = &config.admin;
-    AdminHttpConfig {
+    AuthSettings {
         policy: AuthPolicy {
             session_idle: Duration::from_secs(admin.session_idle_minutes.saturating_mul(60)),
             session_absolute: Duration::from_secs(admin.session_absolute_hours.saturating_mul(3600)),
@@ -81,6 +80,12 @@ pub fn http_config(config: &Config) -> AdminHttpConfig {
             hash_concurrency: usize::try_from(admin.password_hash_concurrency).unwrap_or(1),
         },
         device_key: device_cookie_key(config),
+    }
+}
+
+pub fn http_config(config: &Config) -> AdminHttpConfig {
+    let admin = &config.admin;
+    AdminHttpConfig {
         cookie_secure: admin.cookie_secure,
         proxies: TrustedProxies::new(admin.trusted_proxy, admin.trusted_proxy_networks()),
         live_poll: Duration::from_millis(admin.live_poll_ms),
@@ -97,8 +102,9 @@ fn device_cookie_key(config: &Config) -> DeviceCookieKey {
     }
 }
 
-/// Creates the first admin when there is none (printing a generated password once), then
-/// builds the admin router. The self-update audits its outcomes through the same unit of work;
+/// Builds the admin services, creates the first admin when there is none (printing a generated
+/// password once), then builds the admin router. The self-update audits its outcomes through
+/// the services' unit of work;
 /// an outcome the previous process left unaudited (its update finished by this start) is
 /// audited now.
 pub async fn build(
@@ -109,17 +115,15 @@ pub async fn build(
     updates: &Updater,
     backup_daemon: Arc<gateway_admin::backup_daemon::BackupDaemon>,
 ) -> Result<Router, StartError> {
-    let ports = ports(config, storage, accounts, alerts, updates, backup_daemon)?;
-    updates.set_audit(Arc::new(super::updates::OutcomeAudit { uow: ports.uow.clone() }));
+    let ports = ports(config, storage, accounts, alerts, backup_daemon)?;
+    let services = Arc::new(AdminServices::new(ports, auth_settings(config)));
+    updates.set_audit(Arc::new(super::updates::OutcomeAudit { uow: services.system.unit_of_work() }));
     updates.audit_pending_outcome().await;
-    let outcome = bootstrap_admin(
-        ports.users.as_ref(),
-        ports.uow.as_ref(),
-        &config.admin.bootstrap_username,
-        config.admin.bootstrap_password.as_deref(),
-    )
-    .await
-    .map_err(|e| StartError::Storage(format!("cannot create the first admin: {e}")))?;
+    let outcome = services
+        .auth
+        .bootstrap_first_admin(&config.admin.bootstrap_username, config.admin.bootstrap_password.as_deref())
+        .await
+        .map_err(|e| StartError::Storage(format!("cannot create the first admin: {e}")))?;
     if let Some(outcome) = outcome {
         match outcome.generated_password {
             // Printed once, on stderr, outside the structured log: it is stored only hashed.
@@ -127,7 +131,7 @@ pub async fn build(
             None => tracing::info!(username = %outcome.username, "first admin created from the configuration"),
         }
     }
-    Ok(admin_routes(ports, http_config(config)))
+    Ok(admin_routes(services, updates.clone(), http_config(config)))
 }
 
 /// The file in `server.data_dir` that keeps a generated first-admin password.

@@ -10,8 +10,7 @@ use std::cmp::Ordering;
 use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
-use gateway_admin::account_edits::{AccountPatch, AccountSettings, BatchAction, batch, delete_account, update_account};
-use gateway_admin::account_views::{AccountView, AccountViewSources, account_view, account_views};
+use gateway_admin::account_edits::{AccountPatch, AccountSettings, BatchAction};
 use gateway_admin::auth::AdminPrincipal;
 use gateway_core::domain::{AccountId, GroupId};
 use serde::{Deserialize, Serialize};
@@ -38,18 +37,6 @@ pub fn routes() -> OpenApiRouter<AdminApi> {
         .routes(routes!(actions::refresh_account))
         .routes(routes!(actions::probe_account))
         .routes(routes!(actions::test_account))
-}
-
-pub fn sources(api: &AdminApi) -> AccountViewSources<'_> {
-    let p = &api.ports;
-    AccountViewSources {
-        accounts: p.accounts.as_ref(),
-        groups: p.groups.as_ref(),
-        settings: p.settings.as_ref(),
-        cooldowns: p.cooldowns.as_ref(),
-        in_flight: p.in_flight.as_ref(),
-        usage: p.usage.as_ref(),
-    }
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -141,7 +128,7 @@ pub async fn list_accounts(
     let limit = pagination::limit(q.limit)?;
     let offset = pagination::decode_number(q.cursor.as_deref())?.unwrap_or(0).max(0) as usize;
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let views = account_views(&sources(&api), OffsetDateTime::now_utc(), &tz).await?;
+    let views = api.services.accounts.views(OffsetDateTime::now_utc(), &tz).await?;
     let mut counts = StateCounts::default();
     let mut items: Vec<AccountItem> = views.iter().map(AccountItem::from).filter(|i| passes_filters(i, &q)).collect();
     for item in &items {
@@ -187,10 +174,6 @@ pub struct AccountDetail {
     pub model_exclusions: Vec<ModelExclusionView>,
 }
 
-pub async fn one_account(api: &AdminApi, id: i64, tz: &str) -> ApiResult<AccountView> {
-    Ok(account_view(&sources(api), AccountId(id), OffsetDateTime::now_utc(), tz).await?)
-}
-
 /// One account with the same facts as a list row plus its model exclusions.
 #[utoipa::path(get, path = "/api/admin/accounts/{id}", tag = "accounts",
     params(("id" = i64, Path), ZoneQuery),
@@ -201,9 +184,7 @@ pub async fn get_account(
     QueryParams(q): QueryParams<ZoneQuery>,
 ) -> ApiResult<Json<AccountDetail>> {
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let view = one_account(&api, id, &tz).await?;
-    let exclusions =
-        api.ports.cooldowns.model_exclusions(AccountId(id)).await.map_err(gateway_admin::AdminError::from)?;
+    let (view, exclusions) = api.services.accounts.detail(AccountId(id), OffsetDateTime::now_utc(), &tz).await?;
     let model_exclusions = exclusions
         .into_iter()
         .map(|e| ModelExclusionView {
@@ -278,10 +259,7 @@ pub async fn patch_account(
     IdPath(id): IdPath,
     JsonBody(body): JsonBody<AccountChanges>,
 ) -> ApiResult<Json<AccountUpdated>> {
-    let p = &api.ports;
-    let before =
-        update_account(p.uow.as_ref(), p.accounts.as_ref(), principal.actor(), AccountId(id), body.patch()).await?;
-    let view = one_account(&api, id, "UTC").await?;
+    let (before, view) = api.services.accounts.update(principal.actor(), AccountId(id), body.patch()).await?;
     Ok(Json(AccountUpdated { account: AccountItem::from(&view), previous: PreviousSettings::from(&before) }))
 }
 
@@ -293,7 +271,7 @@ pub async fn remove_account(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Response> {
-    delete_account(api.ports.uow.as_ref(), api.ports.accounts.as_ref(), principal.actor(), AccountId(id)).await?;
+    api.services.accounts.delete(principal.actor(), AccountId(id)).await?;
     Ok(no_content())
 }
 
@@ -361,7 +339,7 @@ pub async fn batch_accounts(
         BatchOperation::Delete => BatchAction::Delete,
     };
     let ids: Vec<AccountId> = body.ids.iter().copied().map(AccountId).collect();
-    let items = batch(api.ports.uow.as_ref(), api.ports.accounts.as_ref(), principal.actor(), &ids, action).await?;
+    let items = api.services.accounts.batch(principal.actor(), &ids, action).await?;
     Ok(Json(BatchResult {
         items: items
             .into_iter()

@@ -3,25 +3,16 @@
 //! Secrets are write-only; every change is audited by `gateway_admin::alert_settings`. Recent
 //! deliveries are ops events of kind `alert.delivery` (`GET /api/admin/ops-events`).
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::AdminError;
 use gateway_admin::alert_settings::model::shown_url;
-use gateway_admin::alert_settings::test_delivery::send_test;
-use gateway_admin::alert_settings::{
-    AlertRule, AlertWebhookId, AlertWebhookInput, StoredWebhook, create_webhook, delete_webhook, update_rule,
-    update_webhook,
-};
+use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, AlertWebhookInput, StoredWebhook};
 use gateway_admin::alerting::Webhook;
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::ports::AlertSettings;
-use gateway_core::alerts::{AlertKind, WebhookTransport};
-use gateway_core::observation::ObservationQueue;
+use gateway_core::alerts::AlertKind;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -31,19 +22,6 @@ use utoipa_axum::routes;
 use crate::admin::AdminApi;
 use crate::admin::envelope::{ApiResult, ErrorBody, no_content};
 use crate::admin::extract::{IdPath, JsonBody};
-
-/// What the alert routes need besides the unit of work and the SSRF guard.
-pub struct AlertPorts {
-    pub settings: Arc<dyn AlertSettings>,
-    /// The webhooks of `alerts.webhooks` (read-only here; their names are reserved).
-    pub configured: Vec<Webhook>,
-    /// The transport deliveries use (it checks every address it connects to).
-    pub transport: Arc<dyn WebhookTransport>,
-    /// Where a test delivery is recorded (`alert.delivery`).
-    pub records: ObservationQueue,
-    /// Per POST (`alerts.timeout_seconds`).
-    pub timeout: Duration,
-}
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()
@@ -114,16 +92,12 @@ pub struct WebhookList {
     pub items: Vec<WebhookView>,
 }
 
-fn reserved(api: &AdminApi) -> Vec<String> {
-    api.ports.alerts.configured.iter().map(|w| w.name.clone()).collect()
-}
-
 /// The configured webhooks, then the stored ones by id (webhooks are few: no pagination).
 #[utoipa::path(get, path = "/api/admin/alerts/webhooks", tag = "alerts",
     responses((status = 200, body = WebhookList), (status = "4XX", body = ErrorBody)))]
 pub async fn list_webhooks(State(api): State<AdminApi>) -> ApiResult<Json<WebhookList>> {
-    let stored = api.ports.alerts.settings.list_alert_webhooks().await.map_err(AdminError::from)?;
-    let mut items: Vec<WebhookView> = api.ports.alerts.configured.iter().map(configured_view).collect();
+    let (configured, stored) = api.services.alerts.webhooks().await?;
+    let mut items: Vec<WebhookView> = configured.iter().map(configured_view).collect();
     items.extend(stored.into_iter().map(WebhookView::from));
     Ok(Json(WebhookList { items }))
 }
@@ -165,23 +139,14 @@ pub async fn post_webhook(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<WebhookBody>,
 ) -> ApiResult<Response> {
-    let p = &api.ports;
-    let created = create_webhook(
-        p.uow.as_ref(),
-        p.alerts.settings.as_ref(),
-        &p.url_guard,
-        &reserved(&api),
-        principal.actor(),
-        input(body),
-    )
-    .await?;
+    let created = api.services.alerts.create_webhook(principal.actor(), input(body)).await?;
     Ok((StatusCode::CREATED, Json(WebhookView::from(created))).into_response())
 }
 
 #[utoipa::path(get, path = "/api/admin/alerts/webhooks/{id}", tag = "alerts", params(("id" = i64, Path)),
     responses((status = 200, body = WebhookView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_webhook(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<WebhookView>> {
-    let webhook = api.ports.alerts.settings.get_alert_webhook(AlertWebhookId(id)).await.map_err(AdminError::from)?;
+    let webhook = api.services.alerts.webhook(AlertWebhookId(id)).await?;
     Ok(Json(webhook.into()))
 }
 
@@ -195,17 +160,7 @@ pub async fn put_webhook(
     IdPath(id): IdPath,
     JsonBody(body): JsonBody<WebhookBody>,
 ) -> ApiResult<Json<WebhookView>> {
-    let p = &api.ports;
-    let updated = update_webhook(
-        p.uow.as_ref(),
-        p.alerts.settings.as_ref(),
-        &p.url_guard,
-        &reserved(&api),
-        principal.actor(),
-        AlertWebhookId(id),
-        input(body),
-    )
-    .await?;
+    let updated = api.services.alerts.update_webhook(principal.actor(), AlertWebhookId(id), input(body)).await?;
     Ok(Json(updated.into()))
 }
 
@@ -217,7 +172,7 @@ pub async fn remove_webhook(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Response> {
-    delete_webhook(api.ports.uow.as_ref(), principal.actor(), AlertWebhookId(id)).await?;
+    api.services.alerts.delete_webhook(principal.actor(), AlertWebhookId(id)).await?;
     Ok(no_content())
 }
 
@@ -239,9 +194,7 @@ pub struct TestDeliveryView {
 #[utoipa::path(post, path = "/api/admin/alerts/webhooks/{id}/test", tag = "alerts", params(("id" = i64, Path)),
     responses((status = 200, body = TestDeliveryView), (status = "4XX", body = ErrorBody)))]
 pub async fn test_webhook(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<TestDeliveryView>> {
-    let alerts = &api.ports.alerts;
-    let webhook = alerts.settings.alert_webhook_target(AlertWebhookId(id)).await.map_err(AdminError::from)?;
-    let result = send_test(&webhook, alerts.transport.as_ref(), &alerts.records, alerts.timeout).await;
+    let result = api.services.alerts.test_webhook(AlertWebhookId(id)).await?;
     Ok(Json(TestDeliveryView {
         delivery_id: result.delivery_id,
         outcome: result.outcome.to_owned(),
@@ -287,7 +240,7 @@ pub struct RuleList {
 #[utoipa::path(get, path = "/api/admin/alerts/rules", tag = "alerts",
     responses((status = 200, body = RuleList), (status = "4XX", body = ErrorBody)))]
 pub async fn list_rules(State(api): State<AdminApi>) -> ApiResult<Json<RuleList>> {
-    let rules = api.ports.alerts.settings.list_alert_rules().await.map_err(AdminError::from)?;
+    let rules = api.services.alerts.rules().await?;
     Ok(Json(RuleList { items: rules.into_iter().map(RuleView::from).collect() }))
 }
 
@@ -312,5 +265,5 @@ pub async fn put_rule(
         window_seconds: body.window_seconds,
         min_requests: body.min_requests,
     };
-    Ok(Json(update_rule(api.ports.uow.as_ref(), principal.actor(), rule).await?.into()))
+    Ok(Json(api.services.alerts.update_rule(principal.actor(), rule).await?.into()))
 }

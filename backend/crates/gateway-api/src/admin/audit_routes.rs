@@ -116,12 +116,7 @@ pub async fn list_audit(
         target_kind: bounded("targetKind", &q.target_kind)?,
         target_id: bounded("targetId", &q.target_id)?,
     };
-    let mut rows = api
-        .ports
-        .audit_search
-        .search_audit(&filter, before, limit + 1)
-        .await
-        .map_err(gateway_admin::AdminError::from)?;
+    let mut rows = api.services.observability.audit_events(&filter, before, limit + 1).await?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |e| e.id.to_string());
     Ok(Json(AuditList { items: rows.iter().map(AuditItem::from).collect(), next_cursor }))
 }
@@ -129,7 +124,7 @@ pub async fn list_audit(
 #[utoipa::path(get, path = "/api/admin/audit/{id}", tag = "audit", params(("id" = i64, Path)),
     responses((status = 200, body = AuditItem), (status = "4XX", body = ErrorBody)))]
 pub async fn get_audit(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<AuditItem>> {
-    let event = api.ports.audit_search.get_audit_event(id).await.map_err(gateway_admin::AdminError::from)?;
+    let event = api.services.observability.audit_event(id).await?;
     Ok(Json(AuditItem::from(&event)))
 }
 
@@ -148,7 +143,7 @@ pub struct AuditVerification {
 #[utoipa::path(post, path = "/api/admin/audit/verify", tag = "audit",
     responses((status = 200, body = AuditVerification), (status = "4XX", body = ErrorBody)))]
 pub async fn verify_audit(State(api): State<AdminApi>) -> ApiResult<Json<AuditVerification>> {
-    let broken = api.ports.audit.verify_audit_chain().await.map_err(gateway_admin::AdminError::from)?;
+    let broken = api.services.observability.verify_audit_chain().await?;
     Ok(Json(AuditVerification {
         intact: broken.is_none(),
         first_broken_id: broken,

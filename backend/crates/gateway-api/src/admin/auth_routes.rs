@@ -6,10 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::admin_user::AdminUserRecord;
-use gateway_admin::auth::api_keys::{StepUp as StepUpPorts, change_password, create_api_key, delete_api_key};
-use gateway_admin::auth::{
-    AdminPrincipal, AuthMethod, ClientOrigin, LoginAttempt, login as login_use_case, logout as logout_use_case,
-};
+use gateway_admin::auth::{AdminPrincipal, AuthMethod, ClientOrigin, LoginAttempt};
 use gateway_admin::ports::AdminSession;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -125,19 +122,10 @@ pub async fn login(
         origin: client_origin(&api, &headers, peer),
         user_agent: headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
     };
-    let ports = &api.ports;
-    let outcome = login_use_case(
-        ports.users.as_ref(),
-        ports.sessions.as_ref(),
-        &api.guard,
-        &api.config.policy,
-        attempt,
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
+    let outcome = api.services.auth.login(attempt, OffsetDateTime::now_utc()).await?;
     let secure = secure_cookies(&api, &headers, peer);
     let max_age = (outcome.session.absolute_expires_at - outcome.session.created_at).whole_seconds();
-    let device_max_age = api.guard.devices().lifetime().as_secs();
+    let device_max_age = api.services.auth.device_cookie_lifetime().as_secs();
     let set_cookies = [
         session_cookie(Some(&outcome.token), secure, max_age),
         device_cookie(&outcome.device_cookie, secure, device_max_age),
@@ -169,19 +157,12 @@ pub async fn current_session(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<Json<CurrentSession>> {
-    let user = api.ports.users.get_admin_user(principal.user_id).await.map_err(gateway_admin::AdminError::from)?;
-    let session = match &principal.method {
-        AuthMethod::Session { session_id, .. } => api
-            .ports
-            .sessions
-            .list_user_sessions(principal.user_id, OffsetDateTime::now_utc())
-            .await
-            .map_err(gateway_admin::AdminError::from)?
-            .iter()
-            .find(|s| &s.id == session_id)
-            .map(SessionView::from),
+    let session_id = match &principal.method {
+        AuthMethod::Session { session_id, .. } => Some(session_id.as_str()),
         AuthMethod::ApiKey => None,
     };
+    let (user, session) = api.services.auth.current(principal.user_id, session_id, OffsetDateTime::now_utc()).await?;
+    let session = session.as_ref().map(SessionView::from);
     let method = if session.is_some() { "session" } else { "api_key" };
     Ok(Json(CurrentSession { user: AdminUserView::from(&user), method: method.to_owned(), session }))
 }
@@ -191,7 +172,7 @@ pub async fn current_session(
     responses((status = 204, description = "logged out"), (status = "4XX", body = ErrorBody)))]
 pub async fn logout(State(api): State<AdminApi>, Peer(peer): Peer, headers: HeaderMap) -> ApiResult<Response> {
     if let Some(token) = cookie(&headers, SESSION_COOKIE) {
-        logout_use_case(api.ports.sessions.as_ref(), &token).await?;
+        api.services.auth.logout(&token).await?;
     }
     let mut response = no_content();
     if let Ok(value) = HeaderValue::from_str(&session_cookie(None, secure_cookies(&api, &headers, peer), 0)) {
@@ -233,12 +214,7 @@ pub async fn list_sessions(
         AuthMethod::Session { session_id, .. } => Some(session_id.clone()),
         AuthMethod::ApiKey => None,
     };
-    let sessions = api
-        .ports
-        .sessions
-        .list_user_sessions(principal.user_id, OffsetDateTime::now_utc())
-        .await
-        .map_err(gateway_admin::AdminError::from)?;
+    let sessions = api.services.auth.sessions(principal.user_id, OffsetDateTime::now_utc()).await?;
     let items = sessions
         .into_iter()
         .map(|s| SessionSummary {
@@ -264,12 +240,7 @@ pub async fn revoke_session(
     Extension(principal): Extension<AdminPrincipal>,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> ApiResult<Response> {
-    let revoked = api
-        .ports
-        .sessions
-        .revoke_user_session(principal.user_id, &id)
-        .await
-        .map_err(gateway_admin::AdminError::from)?;
+    let revoked = api.services.auth.revoke_session(principal.user_id, &id).await?;
     if revoked { Ok(no_content()) } else { Err(ApiFailure::new(StatusCode::NOT_FOUND, "not_found", "no such session")) }
 }
 
@@ -303,11 +274,8 @@ pub async fn change_own_password(
     headers: HeaderMap,
     JsonBody(body): JsonBody<PasswordChange>,
 ) -> ApiResult<Response> {
-    let p = &api.ports;
-    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
     let (current, new, now) = (&body.current_password, &body.new_password, OffsetDateTime::now_utc());
-    let changed =
-        change_password(p.uow.as_ref(), p.sessions.as_ref(), &api.standings, &step_up, current, new, now).await?;
+    let changed = api.services.auth.change_password(&principal, &origin, current, new, now).await?;
     let view = changed.session.as_ref().map(|(_, session)| SessionView::from(session));
     let mut response =
         Json(PasswordChanged { revoked_sessions: changed.revoked_sessions, session: view }).into_response();
@@ -345,9 +313,7 @@ pub async fn create_own_api_key(
     Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Response> {
-    let p = &api.ports;
-    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
-    let (secret, key) = create_api_key(p.uow.as_ref(), &step_up, &body.password).await?;
+    let (secret, key) = api.services.auth.create_api_key(&principal, &origin, &body.password).await?;
     let body = CreatedApiKey { api_key: secret.expose().to_owned(), prefix: key.prefix };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -359,6 +325,6 @@ pub async fn delete_own_api_key(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<Response> {
-    delete_api_key(api.ports.uow.as_ref(), &principal).await?;
+    api.services.auth.delete_api_key(&principal).await?;
     Ok(no_content())
 }

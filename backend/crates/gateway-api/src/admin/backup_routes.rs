@@ -8,9 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
 use gateway_admin::auth::ClientOrigin;
-use gateway_admin::auth::api_keys::StepUp as StepUpPorts;
 use gateway_admin::backup::{BackupId, BackupRecord, RowCounts};
-use gateway_admin::backup_actions::{backup_download_link, delete_backup, run_backup, verify_backup};
 use gateway_admin::backup_daemon::DOWNLOAD_LINK_TTL;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -115,7 +113,7 @@ pub async fn list_backups(
 ) -> ApiResult<Json<BackupList>> {
     let limit = pagination::limit(q.limit)?;
     let before = pagination::decode_number(q.cursor.as_deref())?.map(BackupId);
-    let mut rows = api.ports.backups.list_backups(before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
+    let mut rows = api.services.backups.list(before, limit + 1).await?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |r| r.id.to_string());
     Ok(Json(BackupList { items: rows.into_iter().map(BackupView::from).collect(), next_cursor }))
 }
@@ -137,15 +135,14 @@ pub async fn run_backup_now(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<RunBackup>,
 ) -> ApiResult<Response> {
-    let record =
-        run_backup(api.ports.uow.as_ref(), &api.ports.backup_daemon, principal.actor(), body.expires_in_days).await?;
+    let record = api.services.backups.run(principal.actor(), body.expires_in_days).await?;
     Ok((StatusCode::ACCEPTED, Json(BackupView::from(record))).into_response())
 }
 
 #[utoipa::path(get, path = "/api/admin/backups/{id}", tag = "backups", params(("id" = i64, Path)),
     responses((status = 200, body = BackupView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_backup(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<BackupView>> {
-    let record = api.ports.backups.get_backup(BackupId(id)).await.map_err(gateway_admin::AdminError::from)?;
+    let record = api.services.backups.get(BackupId(id)).await?;
     Ok(Json(record.into()))
 }
 
@@ -157,7 +154,7 @@ pub async fn delete_backup_route(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Response> {
-    delete_backup(api.ports.uow.as_ref(), &api.ports.backup_daemon, principal.actor(), BackupId(id)).await?;
+    api.services.backups.delete(principal.actor(), BackupId(id)).await?;
     Ok(no_content())
 }
 
@@ -170,8 +167,7 @@ pub async fn verify_backup_route(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Json<BackupView>> {
-    let record =
-        verify_backup(api.ports.uow.as_ref(), &api.ports.backup_daemon, principal.actor(), BackupId(id)).await?;
+    let record = api.services.backups.verify(principal.actor(), BackupId(id)).await?;
     Ok(Json(record.into()))
 }
 
@@ -195,8 +191,6 @@ pub async fn download_link(
     IdPath(id): IdPath,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Json<DownloadLink>> {
-    let p = &api.ports;
-    let step_up = StepUpPorts { users: p.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
-    let url = backup_download_link(p.uow.as_ref(), &p.backup_daemon, &step_up, &body.password, BackupId(id)).await?;
+    let url = api.services.backups.download_link(&principal, &origin, &body.password, BackupId(id)).await?;
     Ok(Json(DownloadLink { url, expires_in_seconds: DOWNLOAD_LINK_TTL.as_secs() }))
 }

@@ -3,8 +3,6 @@
 
 use axum::Json;
 use axum::extract::State;
-use gateway_admin::account_views::account_views;
-use gateway_admin::usage::{UsageDimension, UsageFilter};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
@@ -12,7 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::admin::AdminApi;
-use crate::admin::accounts::{StateCounts, sources};
+use crate::admin::accounts::StateCounts;
 use crate::admin::dto::{AccountStateName, parse_time};
 use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody};
 use crate::admin::extract::QueryParams;
@@ -85,16 +83,9 @@ pub async fn summary(
         return Err(ApiFailure::invalid("from", "must be before to"));
     }
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let p = &api.ports;
-    let err = gateway_admin::AdminError::from;
-    let current_filter = UsageFilter { from: Some(from), to: Some(to), ..UsageFilter::default() };
-    let previous_filter = UsageFilter { from: Some(from - (to - from)), to: Some(from), ..UsageFilter::default() };
-    let current = p.usage.usage_totals(&current_filter).await.map_err(err)?;
-    let previous = p.usage.usage_totals(&previous_filter).await.map_err(err)?;
-    let failures = p.usage.usage_groups(&current_filter, UsageDimension::ErrorCode, 10).await.map_err(err)?;
-    let latest = p.usage.list_requests(&UsageFilter::default(), None, 10).await.map_err(err)?;
-    let (revision, settings) = p.settings.read_runtime_settings().await.map_err(err)?;
-    let views = account_views(&sources(&api), now, &tz).await?;
+    let figures = api.services.observability.dashboard(from, to).await?;
+    let views = api.services.accounts.views(now, &tz).await?;
+    let settings = &figures.settings;
     let mut pool = PoolView {
         accounts: StateCounts::default(),
         usable: 0,
@@ -124,14 +115,15 @@ pub async fn summary(
     Ok(Json(DashboardSummary {
         from,
         to,
-        config_revision: revision.0,
-        current: (&current).into(),
-        previous: (&previous).into(),
+        config_revision: figures.revision.0,
+        current: (&figures.current).into(),
+        previous: (&figures.previous).into(),
         pool,
-        top_failures: failures
+        top_failures: figures
+            .failures
             .into_iter()
             .filter_map(|g| g.key.map(|code| FailureCount { code, count: g.totals.requests }))
             .collect(),
-        latest: latest.iter().map(Into::into).collect(),
+        latest: figures.latest.iter().map(Into::into).collect(),
     }))
 }

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::egress_proxies::{ProxyOwner, set_egress_proxy};
+use gateway_admin::egress_proxies::ProxyOwner;
 use gateway_core::domain::{AccountId, EgressProxy, GroupId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -71,17 +71,7 @@ async fn set(
     owner: ProxyOwner,
     url: Option<&str>,
 ) -> ApiResult<Option<EgressProxy>> {
-    let p = &api.ports;
-    let stored = set_egress_proxy(
-        p.uow.as_ref(),
-        p.accounts.as_ref(),
-        p.groups.as_ref(),
-        &p.url_guard,
-        principal.actor(),
-        owner,
-        url,
-    )
-    .await?;
+    let stored = api.services.accounts.set_egress_proxy(principal.actor(), owner, url).await?;
     Ok(stored)
 }
 

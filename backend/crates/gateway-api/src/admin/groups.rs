@@ -1,17 +1,14 @@
 //! `/api/admin/groups*`: account groups, their members and the impact of disabling or
 //! deleting one on the client keys scoped to it.
 
-use std::collections::HashMap;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::groups::{
-    GroupPatch, GroupSpec, create_group, delete_group, group_impact, replace_members, update_group,
-};
-use gateway_core::domain::{AccountGroup, AccountId, GroupId, KeyScope};
+use gateway_admin::groups::{GroupPatch, GroupSpec};
+use gateway_admin::services::groups::KeysByGroup;
+use gateway_core::domain::{AccountGroup, AccountId, GroupId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -55,22 +52,14 @@ pub struct GroupList {
     pub items: Vec<GroupItem>,
 }
 
-async fn keys_by_group(api: &AdminApi) -> ApiResult<HashMap<GroupId, Vec<i64>>> {
-    let mut map: HashMap<GroupId, Vec<i64>> = HashMap::new();
-    for key in api.ports.keys.list_client_keys().await.map_err(gateway_admin::AdminError::from)? {
-        if let KeyScope::Groups(groups) = key.scope {
-            for group in groups {
-                map.entry(group).or_default().push(key.id.0);
-            }
-        }
-    }
-    Ok(map)
+fn item((group, keys): (AccountGroup, KeysByGroup)) -> GroupItem {
+    item_of(group, &keys)
 }
 
-fn item(group: AccountGroup, keys: &HashMap<GroupId, Vec<i64>>) -> GroupItem {
+fn item_of(group: AccountGroup, keys: &KeysByGroup) -> GroupItem {
     GroupItem {
         id: group.id.0,
-        key_ids: keys.get(&group.id).cloned().unwrap_or_default(),
+        key_ids: keys.get(&group.id).map(|k| k.iter().map(|k| k.0).collect()).unwrap_or_default(),
         member_count: u32::try_from(group.account_ids.len()).unwrap_or(u32::MAX),
         account_ids: group.account_ids.iter().map(|a| a.0).collect(),
         egress_proxy: EgressProxyView::of(group.egress_proxy.as_ref()),
@@ -86,15 +75,9 @@ fn item(group: AccountGroup, keys: &HashMap<GroupId, Vec<i64>>) -> GroupItem {
 #[utoipa::path(get, path = "/api/admin/groups", tag = "groups",
     responses((status = 200, body = GroupList), (status = "4XX", body = ErrorBody)))]
 pub async fn list_groups(State(api): State<AdminApi>) -> ApiResult<Json<GroupList>> {
-    let keys = keys_by_group(&api).await?;
-    let groups = api.ports.groups.list_groups().await.map_err(gateway_admin::AdminError::from)?;
-    Ok(Json(GroupList { items: groups.into_iter().map(|g| item(g, &keys)).collect() }))
-}
-
-async fn one(api: &AdminApi, id: i64) -> ApiResult<GroupItem> {
-    let keys = keys_by_group(api).await?;
-    let group = api.ports.groups.get_group(GroupId(id)).await.map_err(gateway_admin::AdminError::from)?;
-    Ok(item(group, &keys))
+    let (groups, keys) = api.services.groups.list().await?;
+    let items = groups.into_iter().map(|g| item_of(g, &keys)).collect();
+    Ok(Json(GroupList { items }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -129,14 +112,14 @@ pub async fn post_group(
         enabled: body.enabled,
         members: body.account_ids.into_iter().map(AccountId).collect(),
     };
-    let id = create_group(api.ports.uow.as_ref(), principal.actor(), spec).await?;
-    Ok((StatusCode::CREATED, Json(one(&api, id.0).await?)).into_response())
+    let created = api.services.groups.create(principal.actor(), spec).await?;
+    Ok((StatusCode::CREATED, Json(item(created))).into_response())
 }
 
 #[utoipa::path(get, path = "/api/admin/groups/{id}", tag = "groups", params(("id" = i64, Path)),
     responses((status = 200, body = GroupItem), (status = "4XX", body = ErrorBody)))]
 pub async fn get_group(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<GroupItem>> {
-    Ok(Json(one(&api, id).await?))
+    Ok(Json(item(api.services.groups.get(GroupId(id)).await?)))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -175,10 +158,9 @@ pub async fn patch_group(
     JsonBody(body): JsonBody<GroupChangesBody>,
 ) -> ApiResult<Json<GroupUpdated>> {
     let patch = GroupPatch { name: body.name, description: body.description, enabled: body.enabled };
-    let before =
-        update_group(api.ports.uow.as_ref(), api.ports.groups.as_ref(), principal.actor(), GroupId(id), patch).await?;
+    let (before, after) = api.services.groups.update(principal.actor(), GroupId(id), patch).await?;
     let previous = GroupPrevious { name: before.name, description: before.description, enabled: before.enabled };
-    Ok(Json(GroupUpdated { group: one(&api, id).await?, previous }))
+    Ok(Json(GroupUpdated { group: item(after), previous }))
 }
 
 /// Deletes a group; refused (409) while client keys are scoped to it. Audited.
@@ -189,8 +171,7 @@ pub async fn remove_group(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Response> {
-    let p = &api.ports;
-    delete_group(p.uow.as_ref(), p.groups.as_ref(), p.keys.as_ref(), principal.actor(), GroupId(id)).await?;
+    api.services.groups.delete(principal.actor(), GroupId(id)).await?;
     Ok(no_content())
 }
 
@@ -218,10 +199,8 @@ pub async fn put_members(
     JsonBody(body): JsonBody<Members>,
 ) -> ApiResult<Json<MembersUpdated>> {
     let members = body.account_ids.into_iter().map(AccountId).collect();
-    let before =
-        replace_members(api.ports.uow.as_ref(), api.ports.groups.as_ref(), principal.actor(), GroupId(id), members)
-            .await?;
-    Ok(Json(MembersUpdated { group: one(&api, id).await?, previous_account_ids: before.iter().map(|a| a.0).collect() }))
+    let (before, after) = api.services.groups.replace_members(principal.actor(), GroupId(id), members).await?;
+    Ok(Json(MembersUpdated { group: item(after), previous_account_ids: before.iter().map(|a| a.0).collect() }))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -237,7 +216,7 @@ pub struct GroupImpactView {
 #[utoipa::path(get, path = "/api/admin/groups/{id}/impact", tag = "groups", params(("id" = i64, Path)),
     responses((status = 200, body = GroupImpactView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_impact(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<GroupImpactView>> {
-    let impact = group_impact(api.ports.groups.as_ref(), api.ports.keys.as_ref(), GroupId(id)).await?;
+    let impact = api.services.groups.impact(GroupId(id)).await?;
     Ok(Json(GroupImpactView {
         key_ids: impact.keys.iter().map(|k| k.0).collect(),
         keys_left_empty: impact.keys_left_empty.iter().map(|k| k.0).collect(),

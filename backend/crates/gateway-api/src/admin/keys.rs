@@ -1,16 +1,15 @@
 //! `/api/admin/keys*`: client keys — create (plaintext shown once), list with budget use,
 //! edit limits and scope, delete.
 
-use std::collections::HashMap;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::client_keys::{KeyPatch, KeySpec, create_key, delete_key, update_key};
-use gateway_admin::usage::{UsageDimension, UsageFilter, UsageTotals};
-use gateway_core::domain::{AccountGroup, ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupId, KeyScope, NanoUsd};
+use gateway_admin::client_keys::{KeyPatch, KeySpec};
+use gateway_admin::services::keys::KeyContext;
+use gateway_admin::usage::UsageTotals;
+use gateway_core::domain::{ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupId, KeyScope, NanoUsd};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
@@ -117,31 +116,6 @@ pub struct KeyItem {
     pub updated_at: OffsetDateTime,
 }
 
-struct KeyContext {
-    groups: HashMap<GroupId, AccountGroup>,
-    today: HashMap<String, UsageTotals>,
-    month: HashMap<String, UsageTotals>,
-}
-
-async fn context(api: &AdminApi, tz: &str) -> ApiResult<KeyContext> {
-    let p = &api.ports;
-    let err = gateway_admin::AdminError::from;
-    let groups = p.groups.list_groups().await.map_err(err)?.into_iter().map(|g| (g.id, g)).collect();
-    let starts = p.usage.calendar_starts(OffsetDateTime::now_utc(), tz).await.map_err(err)?;
-    let by_key = |from| async move {
-        let filter = UsageFilter { from: Some(from), ..UsageFilter::default() };
-        p.usage
-            .usage_groups(&filter, UsageDimension::Key, 10_000)
-            .await
-            .map(|groups| groups.into_iter().filter_map(|g| g.key.map(|k| (k, g.totals))).collect::<HashMap<_, _>>())
-    };
-    Ok(KeyContext {
-        groups,
-        today: by_key(starts.day).await.map_err(err)?,
-        month: by_key(starts.month).await.map_err(err)?,
-    })
-}
-
 fn item(key: ClientKeyRecord, ctx: &KeyContext) -> KeyItem {
     let now = OffsetDateTime::now_utc();
     let group_ids: Vec<GroupId> = match &key.scope {
@@ -205,30 +179,9 @@ pub async fn list_keys(State(api): State<AdminApi>, QueryParams(q): QueryParams<
     let limit = pagination::limit(q.limit)?;
     let after = pagination::decode_number(q.cursor.as_deref())?.unwrap_or(0);
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let ctx = context(&api, &tz).await?;
-    let search = q.search.as_deref().map(str::to_lowercase);
-    let mut rows: Vec<ClientKeyRecord> = api
-        .ports
-        .keys
-        .list_client_keys()
-        .await
-        .map_err(gateway_admin::AdminError::from)?
-        .into_iter()
-        .filter(|k| k.id.0 > after)
-        .filter(|k| {
-            search
-                .as_deref()
-                .is_none_or(|s| k.name.to_lowercase().contains(s) || k.key_prefix.to_lowercase().contains(s))
-        })
-        .take(limit as usize + 1)
-        .collect();
+    let (mut rows, ctx) = api.services.keys.list(after, q.search.as_deref(), limit as usize + 1, &tz).await?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |k| k.id.0.to_string());
     Ok(Json(KeyList { items: rows.into_iter().map(|k| item(k, &ctx)).collect(), next_cursor }))
-}
-
-async fn one(api: &AdminApi, id: ClientKeyId) -> ApiResult<KeyItem> {
-    let key = api.ports.keys.get_client_key(id).await.map_err(gateway_admin::AdminError::from)?;
-    Ok(item(key, &context(api, "UTC").await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -273,15 +226,16 @@ pub async fn post_key(
         service_tier_policy: body.service_tier_policy.map(Into::into).unwrap_or_default(),
         groups: body.group_ids.into_iter().map(GroupId).collect(),
     };
-    let created = create_key(api.ports.uow.as_ref(), principal.actor(), spec).await?;
-    let body = CreatedKey { key: one(&api, created.id).await?, secret: created.secret.expose().to_owned() };
+    let (key, ctx, secret) = api.services.keys.create(principal.actor(), spec).await?;
+    let body = CreatedKey { key: item(key, &ctx), secret: secret.expose().to_owned() };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 #[utoipa::path(get, path = "/api/admin/keys/{id}", tag = "keys", params(("id" = i64, Path)),
     responses((status = 200, body = KeyItem), (status = "4XX", body = ErrorBody)))]
 pub async fn get_key(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<KeyItem>> {
-    Ok(Json(one(&api, ClientKeyId(id)).await?))
+    let (key, ctx) = api.services.keys.get(ClientKeyId(id)).await?;
+    Ok(Json(item(key, &ctx)))
 }
 
 /// Fields to change; absent fields are kept.
@@ -337,10 +291,8 @@ pub async fn patch_key(
         service_tier_policy: body.service_tier_policy.map(Into::into),
         groups: body.group_ids.map(|g| g.into_iter().map(GroupId).collect()),
     };
-    let before =
-        update_key(api.ports.uow.as_ref(), api.ports.keys.as_ref(), principal.actor(), ClientKeyId(id), patch).await?;
-    let ctx = context(&api, "UTC").await?;
-    Ok(Json(KeyUpdated { key: one(&api, ClientKeyId(id)).await?, previous: item(before, &ctx) }))
+    let (before, after, ctx) = api.services.keys.update(principal.actor(), ClientKeyId(id), patch).await?;
+    Ok(Json(KeyUpdated { previous: item(before, &ctx), key: item(after, &ctx) }))
 }
 
 /// Deletes a key (its request history keeps a null key). Audited.
@@ -351,6 +303,6 @@ pub async fn remove_key(
     Extension(principal): Extension<AdminPrincipal>,
     IdPath(id): IdPath,
 ) -> ApiResult<Response> {
-    delete_key(api.ports.uow.as_ref(), api.ports.keys.as_ref(), principal.actor(), ClientKeyId(id)).await?;
+    api.services.keys.delete(principal.actor(), ClientKeyId(id)).await?;
     Ok(no_content())
 }

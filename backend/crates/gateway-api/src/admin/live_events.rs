@@ -31,9 +31,9 @@ use axum::Extension;
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use gateway_admin::auth::{AdminPrincipal, still_signed_in};
+use gateway_admin::auth::AdminPrincipal;
+use gateway_admin::services::observability::LiveStart;
 use gateway_core::coordination::{ChangeEvent, ChangeSubscription};
-use gateway_core::domain::AccountId;
 use gateway_core::snapshot::resolve_account_state;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -68,8 +68,7 @@ fn event(name: &str, data: &Value) -> Event {
 impl LiveState {
     /// A failed check (Redis or PostgreSQL down) ends the stream too: it fails closed.
     async fn signed_in(&self) -> bool {
-        let (sessions, now) = (self.api.ports.sessions.as_ref(), OffsetDateTime::now_utc());
-        still_signed_in(sessions, &self.api.standings, &self.principal, now).await.unwrap_or(false)
+        self.api.services.auth.still_signed_in(&self.principal, OffsetDateTime::now_utc()).await.unwrap_or(false)
     }
 
     async fn poll(&mut self) {
@@ -79,11 +78,11 @@ impl LiveState {
         if let Err((code, message)) = self.poll_ops().await {
             self.pending.push_back(event("error", &json!({"code": code, "message": message})));
         }
-        match self.requests.poll(self.api.ports.usage.as_ref()).await {
+        match self.requests.poll(&self.api.services.observability).await {
             Ok(records) => self.pending.extend(records.iter().map(|r| event("request", r))),
             Err(e) => self.pending.push_back(event("error", &json!({"code": e.code(), "message": e.public_message()}))),
         }
-        match self.backups.poll(self.api.ports.backups.as_ref()).await {
+        match self.backups.poll(&self.api.services.observability).await {
             Ok(changes) => self.pending.extend(changes.iter().map(|(name, data)| event(name, data))),
             Err(e) => self.pending.push_back(event("error", &json!({"code": e.code(), "message": e.public_message()}))),
         }
@@ -91,19 +90,11 @@ impl LiveState {
 
     async fn poll_accounts(&mut self) -> Result<(), (String, String)> {
         let fail = |e: gateway_admin::AdminError| (e.code().to_owned(), e.public_message());
-        let p = &self.api.ports;
-        let accounts = p.accounts.list_accounts().await.map_err(|e| fail(e.into()))?;
-        let ids: Vec<AccountId> = accounts.iter().map(|a| a.id).collect();
-        let cooldowns = p.cooldowns.cooldowns(&ids).await.map_err(|e| fail(e.into()))?;
-        let in_flight = p.in_flight.in_flight(&ids).await.map_err(|e| fail(e.into()))?;
+        let accounts = self.api.services.accounts.live().await.map_err(fail)?;
         let now = OffsetDateTime::now_utc();
         let mut seen = HashMap::with_capacity(accounts.len());
-        for (i, account) in accounts.iter().enumerate() {
-            let until = cooldowns
-                .get(i)
-                .copied()
-                .flatten()
-                .and_then(|m| OffsetDateTime::from_unix_timestamp_nanos(i128::from(m.0) * 1_000_000).ok());
+        for live in &accounts {
+            let (account, until) = (&live.record, live.cooldown_until);
             let (state, reason, until) = state_parts(&resolve_account_state(account, until, now));
             let facts = json!({
                 "id": account.id.0,
@@ -111,7 +102,7 @@ impl LiveState {
                 "stateReason": reason,
                 "stateUntil": until.and_then(|u| u.format(&time::format_description::well_known::Rfc3339).ok()),
                 "enabled": account.scheduling.enabled,
-                "inFlight": in_flight.get(i).copied().unwrap_or(0),
+                "inFlight": live.in_flight,
                 "quotaState": account.quota.state.as_str(),
                 "quotaWindows": crate::admin::account_view::QuotaWindowView::list(&account.quota.windows),
             });
@@ -128,10 +119,13 @@ impl LiveState {
     }
 
     async fn poll_ops(&mut self) -> Result<(), (String, String)> {
-        let rows = self.api.ports.ops.ops_events_after(self.last_ops_id, 100).await.map_err(|e| {
-            let e = gateway_admin::AdminError::from(e);
-            (e.code().to_owned(), e.public_message())
-        })?;
+        let rows = self
+            .api
+            .services
+            .observability
+            .ops_events_after(self.last_ops_id, 100)
+            .await
+            .map_err(|e| (e.code().to_owned(), e.public_message()))?;
         for row in &rows {
             self.last_ops_id = self.last_ops_id.max(row.id);
             let item = serde_json::to_value(OpsEventItem::from(row)).unwrap_or_default();
@@ -179,10 +173,8 @@ pub async fn events(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    let (revision, _) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
-    let last_ops_id = api.ports.ops.latest_ops_event_id().await.map_err(gateway_admin::AdminError::from)?;
     // Without Redis the stream still polls; it only misses the faster revision notifications.
-    let subscription = api.ports.notifier.subscribe().await.ok();
+    let LiveStart { revision, last_ops_id, subscription } = api.services.observability.live_start().await?;
     let mut tick = tokio::time::interval(api.config.live_poll.max(Duration::from_millis(200)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut pending = VecDeque::new();

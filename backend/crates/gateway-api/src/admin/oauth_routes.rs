@@ -131,7 +131,8 @@ pub async fn start_login(
     JsonBody(body): JsonBody<StartRequest>,
 ) -> ApiResult<Json<LoginStartedView>> {
     let target = body.account_id.map(AccountId);
-    let started = api.ports.logins.start_login(provider, target, &owner(&principal)).await.map_err(failure)?;
+    let started =
+        api.services.accounts.logins().start_login(provider, target, &owner(&principal)).await.map_err(failure)?;
     Ok(Json(started.into()))
 }
 
@@ -184,8 +185,9 @@ pub async fn complete_login(
     JsonBody(body): JsonBody<CompleteRequest>,
 ) -> ApiResult<Json<LoginCompletedView>> {
     let done = api
-        .ports
-        .logins
+        .services
+        .accounts
+        .logins()
         .complete_login(provider, &body.callback_url, &owner(&principal), principal.actor())
         .await
         .map_err(failure)?;
@@ -234,7 +236,13 @@ pub async fn start_device_login(
     JsonBody(body): JsonBody<StartRequest>,
 ) -> ApiResult<Json<DeviceStartedView>> {
     let target = body.account_id.map(AccountId);
-    let started = api.ports.logins.start_device_login(provider, target, &owner(&principal)).await.map_err(failure)?;
+    let started = api
+        .services
+        .accounts
+        .logins()
+        .start_device_login(provider, target, &owner(&principal))
+        .await
+        .map_err(failure)?;
     Ok(Json(started.into()))
 }
 
@@ -277,8 +285,9 @@ pub async fn poll_device_login(
     JsonBody(body): JsonBody<PollRequest>,
 ) -> ApiResult<Json<DevicePollView>> {
     let poll = api
-        .ports
-        .logins
+        .services
+        .accounts
+        .logins()
         .poll_device_login(provider, &body.flow_id, &owner(&principal), principal.actor())
         .await
         .map_err(failure)?;

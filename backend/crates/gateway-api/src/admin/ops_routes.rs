@@ -127,8 +127,7 @@ pub async fn list_ops_events(
         account: q.account.map(AccountId),
         request,
     };
-    let mut rows =
-        api.ports.ops.list_ops_events(&filter, before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
+    let mut rows = api.services.observability.ops_events(&filter, before, limit + 1).await?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |e| e.id.to_string());
     Ok(Json(OpsEventList { items: rows.iter().map(OpsEventItem::from).collect(), next_cursor }))
 }

@@ -16,8 +16,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use gateway_admin::auth::api_keys::authenticate_api_key;
-use gateway_admin::auth::{AdminPrincipal, AuthMethod, ClientOrigin, authenticate_session, constant_time_eq};
+use gateway_admin::auth::{AdminPrincipal, AuthMethod, ClientOrigin, constant_time_eq};
 use time::OffsetDateTime;
 
 use crate::admin::AdminApi;
@@ -74,14 +73,19 @@ pub fn client_origin(api: &AdminApi, headers: &HeaderMap, peer: Option<SocketAdd
 
 async fn authenticate(api: &AdminApi, method: &Method, headers: &HeaderMap) -> Result<AdminPrincipal, ApiFailure> {
     if let Some(token) = bearer(headers) {
-        let user = authenticate_api_key(api.ports.users.as_ref(), token)
+        let user = api
+            .services
+            .auth
+            .authenticate_api_key(token)
             .await?
             .ok_or_else(|| ApiFailure::unauthenticated("the admin API key is not valid"))?;
         return Ok(AdminPrincipal { user_id: user.id, username: user.username, method: AuthMethod::ApiKey });
     }
     let token = cookie(headers, SESSION_COOKIE).ok_or_else(|| ApiFailure::unauthenticated("log in first"))?;
-    let (sessions, now) = (api.ports.sessions.as_ref(), OffsetDateTime::now_utc());
-    let session = authenticate_session(sessions, &api.standings, &api.config.policy, &token, now)
+    let session = api
+        .services
+        .auth
+        .authenticate_session(&token, OffsetDateTime::now_utc())
         .await?
         .ok_or_else(|| ApiFailure::unauthenticated("the session expired or was revoked; log in again"))?;
     if is_unsafe(method) {

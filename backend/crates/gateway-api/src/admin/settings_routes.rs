@@ -8,8 +8,7 @@ use axum::http::HeaderMap;
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
 use gateway_admin::backup::BackupSettings;
-use gateway_admin::backup_settings::{BackupSettingsInput, update_backup_settings};
-use gateway_admin::settings::update_settings;
+use gateway_admin::backup_settings::BackupSettingsInput;
 use gateway_core::domain::{ConfigRevision, RotationStrategy, RuntimeSettings};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -98,8 +97,7 @@ pub struct SettingsView {
 #[utoipa::path(get, path = "/api/admin/settings", tag = "settings",
     responses((status = 200, body = SettingsView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_settings(State(api): State<AdminApi>) -> ApiResult<Json<SettingsView>> {
-    let (revision, settings) =
-        api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
+    let (revision, settings) = api.services.settings.runtime().await?;
     Ok(Json(SettingsView { config_revision: revision.0, settings: SettingsValues::from(&settings) }))
 }
 
@@ -152,8 +150,7 @@ pub async fn patch_settings(
     JsonBody(body): JsonBody<SettingsChanges>,
 ) -> ApiResult<Json<SettingsUpdated>> {
     let expected = if_match(&headers)?;
-    let (_, current) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
-    let next = RuntimeSettings {
+    let change = |current: &RuntimeSettings| RuntimeSettings {
         model_aliases: body.model_aliases.unwrap_or_else(|| current.model_aliases.clone()),
         rotation_strategy: body.rotation_strategy.map_or(current.rotation_strategy, Into::into),
         default_account_concurrency: body.default_account_concurrency.unwrap_or(current.default_account_concurrency),
@@ -163,9 +160,7 @@ pub async fn patch_settings(
         request_retention_days: body.request_retention_days.unwrap_or(current.request_retention_days),
         ops_event_retention_days: body.ops_event_retention_days.unwrap_or(current.ops_event_retention_days),
     };
-    let (before, revision) =
-        update_settings(api.ports.uow.as_ref(), api.ports.settings.as_ref(), principal.actor(), expected, next.clone())
-            .await?;
+    let (before, next, revision) = api.services.settings.update_runtime(principal.actor(), expected, change).await?;
     Ok(Json(SettingsUpdated {
         config_revision: revision.0,
         settings: SettingsValues::from(&next),
@@ -212,7 +207,7 @@ impl From<BackupSettings> for BackupSettingsView {
 #[utoipa::path(get, path = "/api/admin/backups/settings", tag = "backups",
     responses((status = 200, body = BackupSettingsView), (status = "4XX", body = ErrorBody)))]
 pub async fn get_backup_settings(State(api): State<AdminApi>) -> ApiResult<Json<BackupSettingsView>> {
-    let settings = api.ports.backups.read_backup_settings().await.map_err(gateway_admin::AdminError::from)?;
+    let settings = api.services.settings.backup().await?;
     Ok(Json(settings.into()))
 }
 
@@ -273,9 +268,6 @@ pub async fn put_backup_settings(
         retention_count: body.retention_count,
         retention_days: body.retention_days,
     };
-    let p = &api.ports;
-    let settings =
-        update_backup_settings(p.uow.as_ref(), p.backups.as_ref(), p.url_guard.as_ref(), principal.actor(), input)
-            .await?;
+    let settings = api.services.settings.update_backup(principal.actor(), input).await?;
     Ok(Json(settings.into()))
 }

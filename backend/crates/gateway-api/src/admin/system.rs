@@ -24,7 +24,7 @@ pub struct VersionView {
 #[utoipa::path(get, path = "/api/admin/system/version", tag = "system",
     responses((status = 200, body = VersionView), (status = "4XX", body = ErrorBody)))]
 pub async fn version(State(api): State<AdminApi>) -> ApiResult<Json<VersionView>> {
-    let (revision, _) = api.ports.settings.read_runtime_settings().await.map_err(gateway_admin::AdminError::from)?;
+    let (revision, _) = api.services.settings.runtime().await?;
     Ok(Json(VersionView { version: api.config.version.clone(), config_revision: revision.0 }))
 }
 

@@ -130,16 +130,14 @@ fn outcome_view(outcome: UpdateOutcome) -> OutcomeView {
 }
 
 async fn audit(api: &AdminApi, principal: &AdminPrincipal, action: &str, details: serde_json::Value) -> ApiResult<()> {
-    gateway_admin::system::record_system_event(api.ports.uow.as_ref(), principal.actor(), action, details)
-        .await
-        .map_err(ApiFailure::from)
+    api.services.system.record_event(principal.actor(), action, details).await.map_err(ApiFailure::from)
 }
 
 /// What this gateway runs, what the release source offers, and how the last update ended.
 #[utoipa::path(get, path = "/api/admin/system/update", tag = "system",
     responses((status = 200, body = UpdateView), (status = "4XX", body = ErrorBody)))]
 pub async fn update_status(State(api): State<AdminApi>) -> Json<UpdateView> {
-    let updates = &api.ports.updates;
+    let updates = &api.updates;
     let unavailable_reason = updates.availability().err().map(|e| e.to_string());
     let (latest, check_error) = match updates.release_source() {
         None => (None, None),
@@ -182,7 +180,7 @@ pub async fn start_update(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<(StatusCode, Json<StartedView>)> {
-    let check = api.ports.updates.start_update(requester(&principal)).await.map_err(|e| failure(&e))?;
+    let check = api.updates.start_update(requester(&principal)).await.map_err(|e| failure(&e))?;
     let details =
         json!({"fromVersion": check.current_version, "toVersion": check.latest_version, "asset": check.asset});
     audit(&api, &principal, "system.update", details).await?;
@@ -203,7 +201,7 @@ pub async fn rollback(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<(StatusCode, Json<StartedView>)> {
-    let updates = &api.ports.updates;
+    let updates = &api.updates;
     let from = updates.current_version().to_owned();
     let target = updates.start_rollback(requester(&principal)).map_err(|e| failure(&e))?;
     audit(&api, &principal, "system.rollback", json!({"fromVersion": from, "toVersion": target})).await?;
@@ -223,7 +221,7 @@ pub async fn restart(
     State(api): State<AdminApi>,
     Extension(principal): Extension<AdminPrincipal>,
 ) -> ApiResult<(StatusCode, Json<StartedView>)> {
-    let updates = &api.ports.updates;
+    let updates = &api.updates;
     let version = updates.current_version().to_owned();
     updates.start_restart(requester(&principal)).map_err(|e| failure(&e))?;
     audit(&api, &principal, "system.restart", json!({"version": version})).await?;

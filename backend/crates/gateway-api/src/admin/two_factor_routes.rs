@@ -8,7 +8,6 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
 use gateway_admin::auth::totp::base32;
-use gateway_admin::auth::two_factor::{TwoFactorPorts, confirm_totp, disable_totp, enroll_totp};
 use gateway_admin::auth::{AdminPrincipal, ClientOrigin};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -23,11 +22,6 @@ use crate::admin::extract::JsonBody;
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new().routes(routes!(enroll)).routes(routes!(confirm)).routes(routes!(disable))
-}
-
-fn ports(api: &AdminApi) -> TwoFactorPorts<'_> {
-    let p = &api.ports;
-    TwoFactorPorts { uow: p.uow.as_ref(), users: p.users.as_ref(), sessions: p.sessions.as_ref(), guard: &api.guard }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -52,7 +46,7 @@ pub async fn enroll(
     Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<StepUp>,
 ) -> ApiResult<Json<TotpEnrollmentView>> {
-    let enrollment = enroll_totp(&ports(&api), &principal, &origin, &body.password).await?;
+    let enrollment = api.services.auth.enroll_totp(&principal, &origin, &body.password).await?;
     Ok(Json(TotpEnrollmentView {
         otpauth_uri: enrollment.otpauth_uri,
         secret: base32(enrollment.secret.expose()),
@@ -86,7 +80,7 @@ pub async fn confirm(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<TotpCode>,
 ) -> ApiResult<Json<TotpConfirmed>> {
-    let revoked = confirm_totp(&ports(&api), &principal, &body.code, OffsetDateTime::now_utc()).await?;
+    let revoked = api.services.auth.confirm_totp(&principal, &body.code, OffsetDateTime::now_utc()).await?;
     Ok(Json(TotpConfirmed { totp_enabled: true, revoked_sessions: revoked }))
 }
 
@@ -110,6 +104,6 @@ pub async fn disable(
     Extension(origin): Extension<ClientOrigin>,
     JsonBody(body): JsonBody<TotpDisable>,
 ) -> ApiResult<Response> {
-    disable_totp(&ports(&api), &principal, &origin, &body.password, &body.code, OffsetDateTime::now_utc()).await?;
+    api.services.auth.disable_totp(&principal, &origin, &body.password, &body.code, OffsetDateTime::now_utc()).await?;
     Ok(no_content())
 }

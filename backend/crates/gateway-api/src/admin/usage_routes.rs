@@ -37,7 +37,7 @@ pub async fn checked_zone(api: &AdminApi, tz: Option<&str>) -> ApiResult<String>
     if tz.is_empty() || tz.len() > 64 || tz.contains('\0') {
         return Err(ApiFailure::invalid("tz", "must be an IANA time zone such as Europe/Berlin"));
     }
-    if api.ports.usage.time_zone_exists(tz).await.map_err(gateway_admin::AdminError::from)? {
+    if api.services.observability.zone_exists(tz).await? {
         Ok(tz.to_owned())
     } else {
         Err(ApiFailure::invalid("tz", "must be an IANA time zone such as Europe/Berlin"))
@@ -186,8 +186,7 @@ pub async fn list_records(
     let limit = pagination::limit(q.limit)?;
     let filter = filter(&q)?;
     let before = decode_cursor(q.cursor.as_deref())?;
-    let mut rows =
-        api.ports.usage.list_requests(&filter, before, limit + 1).await.map_err(gateway_admin::AdminError::from)?;
+    let mut rows = api.services.observability.requests(&filter, before, limit + 1).await?;
     let next_cursor = pagination::next_cursor(&mut rows, limit, |r| {
         format!("{}_{}", r.started_at.unix_timestamp_nanos() / 1000, r.id.0)
     });
@@ -203,7 +202,7 @@ pub async fn get_record(
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> ApiResult<Json<RecordDetail>> {
     let id = uuid::Uuid::parse_str(&id).map_err(|_| ApiFailure::invalid("id", "must be a request id (UUID)"))?;
-    let detail = api.ports.usage.request_detail(RequestId(id)).await.map_err(gateway_admin::AdminError::from)?;
+    let detail = api.services.observability.request(RequestId(id)).await?;
     Ok(Json(RecordDetail::from(&detail)))
 }
 
@@ -218,9 +217,7 @@ pub async fn insights(
     let limit = pagination::limit(q.limit)?;
     let filter = filter(&q)?;
     let by = q.group_by.unwrap_or(Dimension::Model);
-    let err = gateway_admin::AdminError::from;
-    let totals = api.ports.usage.usage_totals(&filter).await.map_err(err)?;
-    let groups = api.ports.usage.usage_groups(&filter, by.into(), limit).await.map_err(err)?;
+    let (totals, groups) = api.services.observability.breakdown(&filter, by.into(), limit).await?;
     Ok(Json(views::insight_list(UsageDimension::from(by).as_str(), &totals, &groups)))
 }
 
@@ -246,6 +243,6 @@ pub async fn trend(State(api): State<AdminApi>, QueryParams(q): QueryParams<Usag
         ));
     }
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let buckets = api.ports.usage.usage_trend(&filter, width, &tz).await.map_err(gateway_admin::AdminError::from)?;
+    let buckets = api.services.observability.trend(&filter, width, &tz).await?;
     Ok(Json(views::trend_view(width.as_str(), &tz, from, to, &buckets)))
 }

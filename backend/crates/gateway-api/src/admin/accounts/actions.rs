@@ -5,7 +5,6 @@
 
 use axum::Json;
 use axum::extract::State;
-use gateway_admin::AdminError;
 use gateway_admin::ports::account_actions::{ConnectionTest, ProbeReport, RefreshReport};
 use gateway_core::domain::{AccountId, QuotaFacts};
 use serde::Serialize;
@@ -100,26 +99,19 @@ impl From<ConnectionTest> for TestResult {
     }
 }
 
-async fn existing(api: &AdminApi, id: i64) -> Result<AccountId, AdminError> {
-    api.ports.accounts.get_account(AccountId(id)).await?;
-    Ok(AccountId(id))
-}
-
 /// Refreshes the account's credential now (single-flight with the refresh worker and the data
 /// plane; a manual refresh also retries a credential marked unusable).
 #[utoipa::path(post, path = "/api/admin/accounts/{id}/refresh", tag = "accounts", params(("id" = i64, Path)),
     responses((status = 200, body = RefreshResult), (status = "4XX", body = ErrorBody)))]
 pub async fn refresh_account(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<RefreshResult>> {
-    let account = existing(&api, id).await?;
-    Ok(Json(api.ports.actions.refresh_now(account).await?.into()))
+    Ok(Json(api.services.accounts.refresh_now(AccountId(id)).await?.into()))
 }
 
 /// Reads the account's quota from the upstream now and stores a clear reading.
 #[utoipa::path(post, path = "/api/admin/accounts/{id}/probe", tag = "accounts", params(("id" = i64, Path)),
     responses((status = 200, body = ProbeResult), (status = "4XX", body = ErrorBody)))]
 pub async fn probe_account(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<ProbeResult>> {
-    let account = existing(&api, id).await?;
-    Ok(Json(api.ports.actions.probe_quota(account).await?.into()))
+    Ok(Json(api.services.accounts.probe_quota(AccountId(id)).await?.into()))
 }
 
 /// Tests the connection: reads the quota with the current credential, refreshes once if the
@@ -127,6 +119,5 @@ pub async fn probe_account(State(api): State<AdminApi>, IdPath(id): IdPath) -> A
 #[utoipa::path(post, path = "/api/admin/accounts/{id}/test", tag = "accounts", params(("id" = i64, Path)),
     responses((status = 200, body = TestResult), (status = "4XX", body = ErrorBody)))]
 pub async fn test_account(State(api): State<AdminApi>, IdPath(id): IdPath) -> ApiResult<Json<TestResult>> {
-    let account = existing(&api, id).await?;
-    Ok(Json(api.ports.actions.test_connection(account).await?.into()))
+    Ok(Json(api.services.accounts.test_connection(AccountId(id)).await?.into()))
 }

@@ -4,9 +4,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
-use gateway_admin::account_import::preview_import;
-use gateway_admin::auth::api_keys::{StepUp, confirm_password};
 use gateway_admin::auth::{AdminPrincipal, ClientOrigin};
+use gateway_admin::services::accounts::Export;
 use gateway_core::domain::{AccountId, ProviderKind};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -87,18 +86,6 @@ impl From<gateway_admin::account_import::ImportReport> for ImportReport {
     }
 }
 
-fn importer(
-    api: &AdminApi,
-    provider: ProviderKind,
-) -> ApiResult<&dyn gateway_core::credential_import::CredentialImporter> {
-    api.ports
-        .importers
-        .iter()
-        .find(|i| i.provider() == provider)
-        .map(|i| i.as_ref())
-        .ok_or_else(|| ApiFailure::invalid("provider", format!("importing {provider} accounts is not supported yet")))
-}
-
 /// Imports credentials (one audit row). The input is read once; each refresh-token-only entry
 /// is exchanged exactly once and the rotated pair is what is stored; an entry the upstream
 /// refuses is reported `failed` without undoing the others. With `dryRun` it only checks the
@@ -110,14 +97,8 @@ pub async fn import_accounts(
     Extension(principal): Extension<AdminPrincipal>,
     JsonBody(body): JsonBody<ImportRequest>,
 ) -> ApiResult<Json<ImportReport>> {
-    let importer = importer(&api, ProviderKind::from(body.provider))?;
-    let input = body.content.as_bytes();
-    let report = if body.dry_run {
-        preview_import(api.ports.accounts.as_ref(), importer, input).await?
-    } else {
-        gateway_admin::account_import::import_accounts(api.ports.uow.as_ref(), importer, principal.actor(), input)
-            .await?
-    };
+    let (provider, input) = (ProviderKind::from(body.provider), body.content.as_bytes());
+    let report = api.services.accounts.import(principal.actor(), provider, input, body.dry_run).await?;
     Ok(Json(report.into()))
 }
 
@@ -156,24 +137,15 @@ pub async fn export_accounts(
     if !body.confirm {
         return Err(ApiFailure::invalid("confirm", "must be true: the export contains live credentials"));
     }
-    let step_up = StepUp { users: api.ports.users.as_ref(), guard: &api.guard, principal: &principal, origin: &origin };
-    if !confirm_password(&step_up, body.password.as_deref().unwrap_or_default()).await? {
+    let ids: Vec<AccountId> = body.ids.iter().copied().map(AccountId).collect();
+    let password = body.password.as_deref().unwrap_or_default();
+    let Export::Bundle(bundle) = api.services.accounts.export(&principal, &origin, password, &ids).await? else {
         return Err(ApiFailure::new(
             StatusCode::FORBIDDEN,
             "step_up_required",
             "confirm the export with your password",
         ));
-    }
-    let ids: Vec<AccountId> = body.ids.iter().copied().map(AccountId).collect();
-    let p = &api.ports;
-    let bundle = gateway_admin::accounts::export_accounts(
-        p.accounts.as_ref(),
-        p.uow.as_ref(),
-        &p.importers,
-        principal.actor(),
-        &ids,
-    )
-    .await?;
+    };
     Ok(Json(ExportBundle {
         format: bundle["format"].as_str().unwrap_or("switchboard.accounts.v1").to_owned(),
         accounts: bundle["accounts"].clone(),

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use gateway_admin::AdminError;
-use gateway_admin::ports::BackupJobs;
+use gateway_admin::services::ObservabilityService;
 use serde_json::{Value, json};
 
 use crate::admin::backup_routes::BackupView;
@@ -21,8 +21,8 @@ pub struct BackupWatch {
 
 impl BackupWatch {
     /// The events to send now, as (name, data), oldest record first.
-    pub async fn poll(&mut self, jobs: &dyn BackupJobs) -> Result<Vec<(&'static str, Value)>, AdminError> {
-        let rows = jobs.list_backups(None, WATCHED).await.map_err(AdminError::from)?;
+    pub async fn poll(&mut self, watched: &ObservabilityService) -> Result<Vec<(&'static str, Value)>, AdminError> {
+        let rows = watched.latest_backups(WATCHED).await?;
         // with a full window, records below its lowest id were pushed out by newer ones
         let full = rows.len() >= WATCHED as usize;
         let lowest = rows.last().map_or(i64::MIN, |r| r.id.0);

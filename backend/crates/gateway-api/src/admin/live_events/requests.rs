@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use gateway_admin::AdminError;
-use gateway_admin::ports::UsageQueries;
+use gateway_admin::services::ObservabilityService;
 use gateway_admin::usage::UsageFilter;
 use gateway_core::domain::RequestStatus;
 use serde_json::Value;
@@ -33,9 +33,9 @@ impl RequestWatch {
     }
 
     /// The records to send now (new or changed), oldest first.
-    pub async fn poll(&mut self, usage: &dyn UsageQueries) -> Result<Vec<Value>, AdminError> {
+    pub async fn poll(&mut self, usage: &ObservabilityService) -> Result<Vec<Value>, AdminError> {
         let filter = UsageFilter { from: Some(self.since), ..UsageFilter::default() };
-        let rows = usage.list_requests(&filter, None, PER_POLL).await.map_err(AdminError::from)?;
+        let rows = usage.requests(&filter, None, PER_POLL).await?;
         let mut out = Vec::new();
         for row in rows.iter().rev() {
             let id = row.id.to_string();

@@ -110,7 +110,7 @@ pub async fn update_events(
     if wait > 10 {
         return Err(ApiFailure::invalid("waitSeconds", "must be between 0 and 10"));
     }
-    let follow = Follow::new(api.ports.updates.subscribe(), Duration::from_secs(wait));
+    let follow = Follow::new(api.updates.subscribe(), Duration::from_secs(wait));
     let stream = futures_util::stream::unfold(follow, Follow::next);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
