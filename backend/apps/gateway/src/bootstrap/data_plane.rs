@@ -57,7 +57,19 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
             total_bytes: openai.prewarm_total_budget_bytes,
         },
         extra_ca_file: openai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
+        proxy_addresses: proxy_addresses(config),
     }
+}
+
+/// The admin SSRF guard's address policy for egress proxy hosts, applied again by the
+/// transport each time it connects to a proxy (decision 0244).
+pub fn proxy_addresses(config: &Config) -> gateway_transport::AddressCheck {
+    use gateway_admin::url_guard::{UrlPolicy, address_refused};
+    let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };
+    gateway_transport::AddressCheck::new(move |ip| match address_refused(ip, policy) {
+        Some(class) => Err(class.as_str().to_owned()),
+        None => Ok(()),
+    })
 }
 
 /// Refuses to start with a master key that opens none of the stored credentials: every account
