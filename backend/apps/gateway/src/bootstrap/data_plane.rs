@@ -124,7 +124,22 @@ pub fn check_provider_settings(config: &Config) -> Result<(), ConfigError> {
     if let Some(url) = &config.providers.openai.appcast_url {
         settings.check_appcast_url(url).map_err(invalid_setting)?;
     }
+    default_proxy(config)?;
     super::xai::check_xai_settings(config)
+}
+
+/// `providers.egress_proxy`: the proxy of accounts with neither their own nor a group's,
+/// checked by the same URL rules as the admin API's (decision 0243; the value never shown).
+pub fn default_proxy(config: &Config) -> Result<Option<gateway_core::domain::EgressProxy>, ConfigError> {
+    let Some(raw) = config.providers.egress_proxy.as_deref().filter(|raw| !raw.trim().is_empty()) else {
+        return Ok(None);
+    };
+    gateway_admin::egress_proxies::parse_proxy(raw).map(Some).map_err(|_| {
+        ConfigError::invalid(
+            "providers.egress_proxy",
+            "must be an http:// or socks5:// proxy URL with a host and no path",
+        )
+    })
 }
 
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
@@ -142,11 +157,10 @@ pub async fn build(
 
     // The snapshot: loaded once before serving, then reconciled by a worker.
     let snapshots = SnapshotHolder::new(RuntimeSnapshot::empty());
-    let reconciler = Arc::new(Reconciler::new(
-        store.clone(),
-        snapshots.clone(),
-        Duration::from_secs(config.engine.snapshot_reload_seconds),
-    ));
+    let reconciler = Arc::new(
+        Reconciler::new(store.clone(), snapshots.clone(), Duration::from_secs(config.engine.snapshot_reload_seconds))
+            .with_default_proxy(default_proxy(config)?),
+    );
     reconciler.reload().await.map_err(|e| StartError::Storage(format!("cannot load the routing snapshot: {e}")))?;
     check_master_key(&snapshots.current())?;
     let poll = Duration::from_millis(config.engine.snapshot_poll_ms);

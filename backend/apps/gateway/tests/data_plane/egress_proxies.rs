@@ -172,3 +172,15 @@ async fn the_refresh_and_the_usage_probe_of_an_account_go_through_its_proxy() {
     assert_ne!(probe.json()["ok"], true, "{}", probe.text);
     assert_eq!((upstream_calls(&g, "/oauth/token"), upstream_calls(&g, "/wham/usage")), (tokens, usage));
 }
+
+#[tokio::test]
+async fn the_default_proxy_serves_accounts_without_one_of_their_own() {
+    let socks = TestProxy::socks5(Some(("carol", "d3fault-pw"))).await;
+    let url = socks.url("socks5", Some("carol:d3fault-pw"));
+    let g =
+        gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE, ("SWITCHBOARD_PROVIDERS_EGRESS_PROXY", &url)]).await;
+    one_turn(&g).await;
+    assert_eq!(served_by(&g, "acct-a"), 1);
+    assert_eq!(socks.tunnels(), 1, "the account without a proxy of its own went through the default");
+    assert!(!g.log().contains("d3fault-pw"), "the log holds no proxy password");
+}
