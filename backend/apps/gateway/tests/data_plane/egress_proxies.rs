@@ -184,3 +184,32 @@ async fn the_default_proxy_serves_accounts_without_one_of_their_own() {
     assert_eq!(socks.tunnels(), 1, "the account without a proxy of its own went through the default");
     assert!(!g.log().contains("d3fault-pw"), "the log holds no proxy password");
 }
+
+#[tokio::test]
+async fn the_command_line_sets_and_clears_account_and_group_proxies_audited() {
+    let g = gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE]).await;
+    let admin = Admin::login(&g).await;
+    let a = account_ids(&admin).await["acct-a"];
+    let connect = TestProxy::http_connect(Some(("dave", "c1i-pw"))).await;
+    // The URL from standard input: its password never reaches the process list.
+    let url = connect.url("http", Some("dave:c1i-pw"));
+    g.cli(&["account", "proxy", "set", &a.to_string(), "-"], Some(url.as_bytes()));
+    let view = admin.ok(&format!("/accounts/{a}")).await;
+    assert_eq!(view["account"]["egressProxy"]["url"], format!("http://127.0.0.1:{}", connect.port), "{view}");
+    wait_for_reload(&g).await;
+    one_turn(&g).await;
+    assert_eq!(connect.tunnels(), 1, "the account's proxy set from the command line carries its turn");
+
+    let group = admin.post("/groups", json!({"name": "cli", "accountIds": [a]})).await.json()["id"].as_i64();
+    let group = group.expect("group id").to_string();
+    g.cli(&["group", "proxy", "set", &group, &format!("socks5://127.0.0.1:{}", connect.port)], None);
+    g.cli(&["group", "proxy", "clear", &group], None);
+    g.cli(&["account", "proxy", "clear", &a.to_string()], None);
+    assert!(admin.ok(&format!("/accounts/{a}")).await["account"]["egressProxy"].is_null());
+    for action in ["account.egress_proxy", "group.egress_proxy"] {
+        let audit = admin.ok(&format!("/audit?action={action}")).await;
+        let items = audit["items"].as_array().expect("items");
+        assert_eq!(items.iter().filter(|i| i["action"] == action).count(), 2, "set and clear audited: {audit}");
+        assert!(!audit.to_string().contains("c1i-pw"), "no audit row holds the password");
+    }
+}
