@@ -12,7 +12,11 @@
 # A client that cannot be installed makes `clients_install` fail with a message naming it:
 # callers never skip silently.
 
-CLIENTS_CODEX_VERSION="0.171.0"
+# The Codex CLI version is the one the gateway presents itself as: read from its one place,
+# PINNED_CODEX_VERSION in backend/crates/providers/openai/src/request_profile.rs.
+CLIENTS_CODEX_VERSION="$(sed -n 's/^pub const PINNED_CODEX_VERSION: &str = "\([^"]*\)";$/\1/p' \
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/backend/crates/providers/openai/src/request_profile.rs")"
+[[ -n "$CLIENTS_CODEX_VERSION" ]] || echo "clients.sh: PINNED_CODEX_VERSION not found in request_profile.rs" >&2
 CLIENTS_OPENAI_NODE_VERSION="7.59.0"
 CLIENTS_WS_VERSION="8.23.0"
 CLIENTS_OPENAI_PY_VERSION="3.57.0"

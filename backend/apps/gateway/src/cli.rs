@@ -41,6 +41,9 @@ pub enum Command {
     /// Manage upstream accounts.
     #[command(subcommand)]
     Account(AccountCommand),
+    /// Manage account groups (their egress proxy).
+    #[command(subcommand)]
+    Group(GroupCommand),
     /// Manage client API keys.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -144,6 +147,9 @@ pub enum AccountCommand {
         #[arg(long, value_name = "SECONDS")]
         interval: Option<u64>,
     },
+    /// The account's own egress proxy (it wins over its groups' and the default).
+    #[command(subcommand)]
+    Proxy(ProxyCommand),
     /// Write every credential as an export bundle (live tokens: needs the confirmation flag).
     Export {
         #[arg(long = "yes-export-secrets")]
@@ -151,6 +157,33 @@ pub enum AccountCommand {
         /// Output file (created with mode 0600); standard output when omitted.
         file: Option<String>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// The group's egress proxy (members without their own use it).
+    #[command(subcommand)]
+    Proxy(ProxyCommand),
+}
+
+/// `proxy set ID URL` / `proxy clear ID` (audited like the admin API).
+#[derive(Debug, Subcommand)]
+pub enum ProxyCommand {
+    /// Set the egress proxy: `http://[user:pass@]host[:port]` (HTTP CONNECT) or
+    /// `socks5://[user:pass@]host[:port]`; `-` reads it from standard input (keeps a password
+    /// out of the process list and the shell history).
+    Set { id: i64, url: String },
+    /// Clear the egress proxy.
+    Clear { id: i64 },
+}
+
+impl ProxyCommand {
+    fn into_parts(self) -> (i64, Option<String>) {
+        match self {
+            Self::Set { id, url } => (id, Some(url)),
+            Self::Clear { id } => (id, None),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -294,6 +327,14 @@ pub fn main() -> ExitCode {
                 }
                 Command::Account(AccountCommand::Login { device, account, interval }) => {
                     run(commands::account_login(config, commands::LoginOptions { device, account, interval }))
+                }
+                Command::Account(AccountCommand::Proxy(proxy)) => {
+                    let (id, url) = proxy.into_parts();
+                    run(commands::proxies::set(config, commands::proxies::Owner::Account(id), url))
+                }
+                Command::Group(GroupCommand::Proxy(proxy)) => {
+                    let (id, url) = proxy.into_parts();
+                    run(commands::proxies::set(config, commands::proxies::Owner::Group(id), url))
                 }
                 Command::Account(AccountCommand::Export { confirmed, file }) => {
                     run(commands::account_export(config, confirmed, file))

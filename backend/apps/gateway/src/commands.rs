@@ -7,6 +7,7 @@ pub mod backup;
 pub mod healthcheck;
 pub mod instance;
 pub mod migrate_store;
+pub mod proxies;
 pub mod secrets;
 
 use std::io::Read;

@@ -11,6 +11,7 @@ use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 
 pub use self::stream::Stream;
+use crate::address_check::AddressCheck;
 use crate::error::{SendError, local_exhaustion};
 use crate::proxy::{ProxyKind, ProxyUrl};
 use crate::tls::TlsRoots;
@@ -60,11 +61,19 @@ pub enum Alpn {
 pub struct Connector {
     tls: TlsRoots,
     connect_timeout: Duration,
+    /// Applied to every address of an egress proxy when connecting to it.
+    proxy_addresses: AddressCheck,
 }
 
 impl Connector {
     pub fn new(tls: TlsRoots, connect_timeout: Duration) -> Self {
-        Self { tls, connect_timeout }
+        Self { tls, connect_timeout, proxy_addresses: AddressCheck::allow_all() }
+    }
+
+    /// This connector with `check` applied to the addresses of egress proxies at connect time.
+    pub fn with_proxy_addresses(mut self, check: AddressCheck) -> Self {
+        self.proxy_addresses = check;
+        self
     }
 
     pub fn tls(&self) -> &TlsRoots {
@@ -77,8 +86,9 @@ impl Connector {
             let tcp = match proxy {
                 None => tcp_connect(&target.host, target.port).await?,
                 Some(proxy) => {
-                    let tcp = tcp_connect(proxy.host(), proxy.port()).await.map_err(|e| match e {
+                    let tcp = self.proxy_connect(proxy).await.map_err(|e| match e {
                         SendError::LocalResources(m) => SendError::LocalResources(m),
+                        SendError::ProxyFailed(m) => SendError::ProxyFailed(m),
                         other => SendError::ProxyFailed(format!("proxy {}: {other}", proxy.redacted())),
                     })?;
                     match proxy.kind() {
@@ -107,6 +117,48 @@ impl Connector {
             None => SendError::NotSent(format!("connecting to {} timed out", target.authority())),
         })?
     }
+}
+
+impl Connector {
+    /// TCP to the proxy: its name resolved now, every address checked by the policy, the
+    /// allowed ones tried in order. All refused: the proxy's failure, nothing connected.
+    async fn proxy_connect(&self, proxy: &ProxyUrl) -> Result<TcpStream, SendError> {
+        let resolved = tokio::net::lookup_host((proxy.host(), proxy.port()))
+            .await
+            .map_err(|e| SendError::ProxyFailed(format!("proxy {} does not resolve: {e}", proxy.redacted())))?;
+        let mut refused = None;
+        let mut last = None;
+        for address in resolved {
+            if let Err(class) = self.proxy_addresses.check(address.ip()) {
+                refused = Some(class);
+                continue;
+            }
+            match tcp_connect_addr(address).await {
+                Ok(tcp) => return Ok(tcp),
+                Err(error) => last = Some(error),
+            }
+        }
+        Err(match (last, refused) {
+            (Some(error), _) => error,
+            (None, Some(class)) => SendError::ProxyFailed(format!(
+                "proxy {} resolves to a refused {class} address (checked when connecting)",
+                proxy.redacted()
+            )),
+            (None, None) => SendError::ProxyFailed(format!("proxy {} has no address", proxy.redacted())),
+        })
+    }
+}
+
+async fn tcp_connect_addr(address: std::net::SocketAddr) -> Result<TcpStream, SendError> {
+    let tcp = TcpStream::connect(address).await.map_err(|e| {
+        if local_exhaustion(&e) {
+            SendError::LocalResources(format!("cannot connect: {e}"))
+        } else {
+            SendError::NotSent(format!("cannot connect to {address}: {e}"))
+        }
+    })?;
+    let _ = tcp.set_nodelay(true);
+    Ok(tcp)
 }
 
 async fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, SendError> {

@@ -11,10 +11,13 @@
 //!   carries its own);
 //! - connections are pooled per origin *and* egress route, so a request for an account behind
 //!   a proxy never rides a connection opened without it (or through another proxy);
+//! - an egress proxy's addresses are checked by the caller's [`AddressCheck`] each time a
+//!   connection to it opens (DNS can change between saving a proxy and using it);
 //! - secrets in proxy URLs (user info) never reach `Debug`, logs or errors ([`ProxyUrl`]);
 //! - every connection task is owned by the client's task tracker and stops when it is closed;
 //! - depends on no workspace crate but `gateway-protocol`.
 
+pub mod address_check;
 pub mod connect;
 pub mod error;
 pub mod http;
@@ -23,6 +26,7 @@ pub mod tls;
 pub mod upstream_url;
 pub mod websocket;
 
+pub use address_check::AddressCheck;
 pub use connect::{Connector, Stream, Target};
 pub use error::SendError;
 pub use http::{Body, FetchError, Fetched, HttpClient, HttpRequest, HttpResponse};

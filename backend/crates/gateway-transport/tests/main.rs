@@ -4,5 +4,6 @@
 
 mod over_tls;
 mod proxies;
+mod proxy_addresses;
 mod proxy_url;
 mod support;

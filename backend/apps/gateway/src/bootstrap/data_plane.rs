@@ -58,7 +58,19 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
             total_bytes: openai.prewarm_total_budget_bytes,
         },
         extra_ca_file: openai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
+        proxy_addresses: proxy_addresses(config),
     }
+}
+
+/// The admin SSRF guard's address policy for egress proxy hosts, applied again by the
+/// transport each time it connects to a proxy (decision 0244).
+pub fn proxy_addresses(config: &Config) -> gateway_transport::AddressCheck {
+    use gateway_admin::url_guard::{UrlPolicy, address_refused};
+    let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };
+    gateway_transport::AddressCheck::new(move |ip| match address_refused(ip, policy) {
+        Some(class) => Err(class.as_str().to_owned()),
+        None => Ok(()),
+    })
 }
 
 /// Refuses to start with a master key that opens none of the stored credentials: every account
@@ -113,7 +125,22 @@ pub fn check_provider_settings(config: &Config) -> Result<(), ConfigError> {
     if let Some(url) = &config.providers.openai.appcast_url {
         settings.check_appcast_url(url).map_err(invalid_setting)?;
     }
+    default_proxy(config)?;
     super::xai::check_xai_settings(config)
+}
+
+/// `providers.egress_proxy`: the proxy of accounts with neither their own nor a group's,
+/// checked by the same URL rules as the admin API's (decision 0243; the value never shown).
+pub fn default_proxy(config: &Config) -> Result<Option<gateway_core::domain::EgressProxy>, ConfigError> {
+    let Some(raw) = config.providers.egress_proxy.as_deref().filter(|raw| !raw.trim().is_empty()) else {
+        return Ok(None);
+    };
+    gateway_admin::egress_proxies::parse_proxy(raw).map(Some).map_err(|_| {
+        ConfigError::invalid(
+            "providers.egress_proxy",
+            "must be an http:// or socks5:// proxy URL with a host and no path",
+        )
+    })
 }
 
 fn register(workers: &mut WorkerRuntime, worker: Arc<dyn gateway_host::Worker>) -> Result<(), StartError> {
@@ -131,11 +158,10 @@ pub async fn build(
 
     // The snapshot: loaded once before serving, then reconciled by a worker.
     let snapshots = SnapshotHolder::new(RuntimeSnapshot::empty());
-    let reconciler = Arc::new(Reconciler::new(
-        store.clone(),
-        snapshots.clone(),
-        Duration::from_secs(config.engine.snapshot_reload_seconds),
-    ));
+    let reconciler = Arc::new(
+        Reconciler::new(store.clone(), snapshots.clone(), Duration::from_secs(config.engine.snapshot_reload_seconds))
+            .with_default_proxy(default_proxy(config)?),
+    );
     reconciler.reload().await.map_err(|e| StartError::Storage(format!("cannot load the routing snapshot: {e}")))?;
     check_master_key(&snapshots.current())?;
     let poll = Duration::from_millis(config.engine.snapshot_poll_ms);

@@ -9,7 +9,7 @@ use provider_openai::OpenAiConfig;
 use provider_xai::XaiConfig;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProvidersConfig {
     /// Allow plain `http://` upstream URLs on loopback addresses (tests, the simulator). Every
@@ -26,8 +26,27 @@ pub struct ProvidersConfig {
     pub quota_probe_batch: u32,
     /// How often each replica re-reads the model catalogs (conditional on the entity tag).
     pub catalog_refresh_seconds: u64,
+    /// The egress proxy (`http://[user:pass@]host[:port]` or `socks5://…`) of every account with
+    /// neither its own nor a group's (docs/accounts.md, "Egress proxies"). A secret: never shown.
+    pub egress_proxy: Option<String>,
     pub openai: OpenAiConfig,
     pub xai: XaiConfig,
+}
+
+impl std::fmt::Debug for ProvidersConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProvidersConfig")
+            .field("allow_http_loopback", &self.allow_http_loopback)
+            .field("refresh_period_seconds", &self.refresh_period_seconds)
+            .field("refresh_batch", &self.refresh_batch)
+            .field("quota_probe_period_seconds", &self.quota_probe_period_seconds)
+            .field("quota_probe_batch", &self.quota_probe_batch)
+            .field("catalog_refresh_seconds", &self.catalog_refresh_seconds)
+            .field("egress_proxy", &self.egress_proxy.as_ref().map(|_| "[REDACTED]"))
+            .field("openai", &self.openai)
+            .field("xai", &self.xai)
+            .finish()
+    }
 }
 
 impl Default for ProvidersConfig {
@@ -39,6 +58,7 @@ impl Default for ProvidersConfig {
             quota_probe_period_seconds: 300,
             quota_probe_batch: 100,
             catalog_refresh_seconds: 300,
+            egress_proxy: None,
             openai: OpenAiConfig::default(),
             xai: XaiConfig::default(),
         }

@@ -1,7 +1,8 @@
 //! Egress proxies end to end (issue 18): an account behind a local HTTP CONNECT proxy (its own
 //! proxy) and one behind a local SOCKS5 proxy (its group's), both with credentials, serve
 //! requests through them; a dead proxy moves the request to another account and leaves the
-//! first one uncooled (the failure is the proxy's, decision 0242).
+//! first one uncooled (the failure is the proxy's, decision 0242). The account's other calls
+//! (token refresh, usage probe) take its proxy too, and never go out directly when it is down.
 
 use std::collections::HashMap;
 
@@ -132,4 +133,83 @@ async fn a_dead_proxy_moves_the_request_to_another_account_without_cooling_the_f
     wait_for_reload(&g).await;
     one_turn(&g).await;
     assert_eq!(served_by(&g, "acct-a"), 1);
+}
+
+fn upstream_calls(gateway: &Gateway, path: &str) -> usize {
+    gateway.sim.requests().iter().filter(|r| r.path.ends_with(path)).count()
+}
+
+#[tokio::test]
+async fn the_refresh_and_the_usage_probe_of_an_account_go_through_its_proxy() {
+    let g = gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE]).await;
+    let admin = Admin::login(&g).await;
+    let a = account_ids(&admin).await["acct-a"];
+    let connect = TestProxy::http_connect(Some(("alice", "c0nnect-pw"))).await;
+    put_proxy(&admin, &format!("/accounts/{a}/egress-proxy"), &connect.url("http", Some("alice:c0nnect-pw"))).await;
+    wait_for_reload(&g).await;
+
+    let tokens = upstream_calls(&g, "/oauth/token");
+    let refreshed = admin.post(&format!("/accounts/{a}/refresh"), json!({})).await;
+    assert_eq!(refreshed.status, 200, "{}", refreshed.text);
+    assert_eq!(refreshed.json()["refreshed"], true, "{}", refreshed.text);
+    assert_eq!(upstream_calls(&g, "/oauth/token"), tokens + 1);
+    assert_eq!(connect.tunnels(), 1, "the token call went through the account's CONNECT proxy");
+    let probe = admin.post(&format!("/accounts/{a}/probe"), json!({})).await;
+    assert_eq!(probe.json()["ok"], true, "{}", probe.text);
+    assert!(upstream_calls(&g, "/wham/usage") >= 1);
+
+    // Behind a dead proxy nothing of the account leaves directly: no token call, no probe.
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    put_proxy(&admin, &format!("/accounts/{a}/egress-proxy"), &format!("socks5://127.0.0.1:{dead}")).await;
+    wait_for_reload(&g).await;
+    let (tokens, usage) = (upstream_calls(&g, "/oauth/token"), upstream_calls(&g, "/wham/usage"));
+    let refused = admin.post(&format!("/accounts/{a}/refresh"), json!({})).await;
+    assert_ne!(refused.json()["refreshed"], true, "{}", refused.text);
+    let probe = admin.post(&format!("/accounts/{a}/probe"), json!({})).await;
+    assert_ne!(probe.json()["ok"], true, "{}", probe.text);
+    assert_eq!((upstream_calls(&g, "/oauth/token"), upstream_calls(&g, "/wham/usage")), (tokens, usage));
+}
+
+#[tokio::test]
+async fn the_default_proxy_serves_accounts_without_one_of_their_own() {
+    let socks = TestProxy::socks5(Some(("carol", "d3fault-pw"))).await;
+    let url = socks.url("socks5", Some("carol:d3fault-pw"));
+    let g =
+        gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE, ("SWITCHBOARD_PROVIDERS_EGRESS_PROXY", &url)]).await;
+    one_turn(&g).await;
+    assert_eq!(served_by(&g, "acct-a"), 1);
+    assert_eq!(socks.tunnels(), 1, "the account without a proxy of its own went through the default");
+    assert!(!g.log().contains("d3fault-pw"), "the log holds no proxy password");
+}
+
+#[tokio::test]
+async fn the_command_line_sets_and_clears_account_and_group_proxies_audited() {
+    let g = gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE]).await;
+    let admin = Admin::login(&g).await;
+    let a = account_ids(&admin).await["acct-a"];
+    let connect = TestProxy::http_connect(Some(("dave", "c1i-pw"))).await;
+    // The URL from standard input: its password never reaches the process list.
+    let url = connect.url("http", Some("dave:c1i-pw"));
+    g.cli(&["account", "proxy", "set", &a.to_string(), "-"], Some(url.as_bytes()));
+    let view = admin.ok(&format!("/accounts/{a}")).await;
+    assert_eq!(view["account"]["egressProxy"]["url"], format!("http://127.0.0.1:{}", connect.port), "{view}");
+    wait_for_reload(&g).await;
+    one_turn(&g).await;
+    assert_eq!(connect.tunnels(), 1, "the account's proxy set from the command line carries its turn");
+
+    let group = admin.post("/groups", json!({"name": "cli", "accountIds": [a]})).await.json()["id"].as_i64();
+    let group = group.expect("group id").to_string();
+    g.cli(&["group", "proxy", "set", &group, &format!("socks5://127.0.0.1:{}", connect.port)], None);
+    g.cli(&["group", "proxy", "clear", &group], None);
+    g.cli(&["account", "proxy", "clear", &a.to_string()], None);
+    assert!(admin.ok(&format!("/accounts/{a}")).await["account"]["egressProxy"].is_null());
+    for action in ["account.egress_proxy", "group.egress_proxy"] {
+        let audit = admin.ok(&format!("/audit?action={action}")).await;
+        let items = audit["items"].as_array().expect("items");
+        assert_eq!(items.iter().filter(|i| i["action"] == action).count(), 2, "set and clear audited: {audit}");
+        assert!(!audit.to_string().contains("c1i-pw"), "no audit row holds the password");
+    }
 }

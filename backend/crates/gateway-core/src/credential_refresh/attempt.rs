@@ -41,7 +41,11 @@ impl CredentialRefresher {
         }
         let renewer = self.renewer(record.provider)?;
         let CredentialSlot::Available(document) = &record.credential else { return Err(RefreshError::Unreadable) };
-        match renewer.renew(document).await {
+        // The proxy the snapshot resolved (own or group's); the record's own when the snapshot
+        // does not hold the account yet.
+        let egress = self.snapshots.current().account(account).map(|entry| entry.egress_proxy.clone());
+        let egress = egress.unwrap_or_else(|| record.egress_proxy.clone());
+        match renewer.renew(document, egress.as_ref()).await {
             Ok(renewed) => {
                 let margin = Duration::from_secs(u64::from(self.snapshots.current().settings.refresh_margin_seconds));
                 let expires = renewed.access_token_expires_at;

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::credential_import::ExchangeFailure;
-use crate::domain::{CredentialDocument, CredentialState, ProviderKind};
+use crate::domain::{CredentialDocument, CredentialState, EgressProxy, ProviderKind};
 
 /// A rotated credential, not yet stored.
 #[derive(Debug, Clone)]
@@ -88,6 +88,11 @@ pub trait CredentialRenewer: Send + Sync {
 
     /// Spends the refresh token in `current`. Refresh tokens are single-use: on success the
     /// caller must store the returned document before anything uses it, and must never call this
-    /// again with `current`.
-    async fn renew(&self, current: &CredentialDocument) -> Result<RenewedCredential, RenewFailure>;
+    /// again with `current`. `egress` is the account's egress proxy (its own, else its group's,
+    /// decision 0241): the token call leaves through it like the account's inference.
+    async fn renew(
+        &self,
+        current: &CredentialDocument,
+        egress: Option<&EgressProxy>,
+    ) -> Result<RenewedCredential, RenewFailure>;
 }

@@ -9,6 +9,12 @@ use crate::ports::SnapshotFacts;
 
 impl RuntimeSnapshot {
     pub fn build(facts: SnapshotFacts) -> Self {
+        Self::build_with_default_proxy(facts, None)
+    }
+
+    /// [`RuntimeSnapshot::build`] with the default egress proxy (`providers.egress_proxy`) for
+    /// accounts with neither their own proxy nor a group's.
+    pub fn build_with_default_proxy(facts: SnapshotFacts, default_proxy: Option<EgressProxy>) -> Self {
         let default_cap = facts.settings.default_account_concurrency.max(1);
         let mut accounts = Vec::with_capacity(facts.accounts.len());
         let mut account_index = HashMap::with_capacity(facts.accounts.len());
@@ -19,7 +25,11 @@ impl RuntimeSnapshot {
             account_index.insert(record.id, index);
             by_provider.entry(record.provider).or_default().push(index);
             let max_in_flight = record.scheduling.concurrency_cap.unwrap_or(default_cap).max(1);
-            let egress_proxy = record.egress_proxy.clone().or_else(|| group_proxies.get(&record.id).cloned());
+            let egress_proxy = record
+                .egress_proxy
+                .clone()
+                .or_else(|| group_proxies.get(&record.id).cloned())
+                .or_else(|| default_proxy.clone());
             accounts.push(Arc::new(AccountEntry { record, max_in_flight, egress_proxy }));
         }
 

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::{RuntimeSnapshot, SnapshotHolder};
+use crate::domain::EgressProxy;
 use crate::ports::{SnapshotSource, StorageError};
 
 pub struct Reconciler {
@@ -14,11 +15,20 @@ pub struct Reconciler {
     holder: SnapshotHolder,
     full_reload_every: Duration,
     last_full: Mutex<Instant>,
+    /// For accounts with neither their own proxy nor a group's (`providers.egress_proxy`).
+    default_proxy: Option<EgressProxy>,
 }
 
 impl Reconciler {
     pub fn new(source: Arc<dyn SnapshotSource>, holder: SnapshotHolder, full_reload_every: Duration) -> Self {
-        Self { source, holder, full_reload_every, last_full: Mutex::new(Instant::now()) }
+        Self { source, holder, full_reload_every, last_full: Mutex::new(Instant::now()), default_proxy: None }
+    }
+
+    /// Every snapshot this reconciler builds gives `proxy` to accounts with neither their own
+    /// egress proxy nor a group's.
+    pub fn with_default_proxy(mut self, proxy: Option<EgressProxy>) -> Self {
+        self.default_proxy = proxy;
+        self
     }
 
     /// Loads and installs a snapshot now.
@@ -26,7 +36,7 @@ impl Reconciler {
         let facts = self.source.load_snapshot_facts().await?;
         let revision = facts.config_revision;
         let previous = self.holder.current().config_revision;
-        self.holder.install(RuntimeSnapshot::build(facts), true);
+        self.holder.install(RuntimeSnapshot::build_with_default_proxy(facts, self.default_proxy.clone()), true);
         *self.last_full.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
         if revision != previous {
             tracing::info!(revision = revision.0, "routing snapshot reloaded");

@@ -62,3 +62,18 @@ fn the_proxy_url_never_shows_in_debug() {
     assert!(proxy.has_credentials());
     assert!(!EgressProxy::new("http://h:1".to_owned(), "http://h:1".to_owned()).has_credentials());
 }
+
+#[test]
+fn the_default_proxy_serves_accounts_with_neither_their_own_nor_a_groups() {
+    let mut own = account(1, ProviderKind::Openai);
+    own.egress_proxy = Some(proxy(1));
+    let mut grouped = group(10, true, &[2]);
+    grouped.egress_proxy = Some(proxy(10));
+    let accounts = vec![own, account(2, ProviderKind::Openai), account(3, ProviderKind::Xai)];
+    let snapshot = RuntimeSnapshot::build_with_default_proxy(facts(accounts, vec![grouped], vec![]), Some(proxy(99)));
+    assert_eq!(route(&snapshot, 1).as_deref(), Some("socks5://10.0.0.1:1"), "the account's own wins");
+    assert_eq!(route(&snapshot, 2).as_deref(), Some("socks5://10.0.0.1:10"), "then its group's");
+    assert_eq!(route(&snapshot, 3).as_deref(), Some("socks5://10.0.0.1:99"), "then the default");
+    let direct = RuntimeSnapshot::build(facts(vec![account(3, ProviderKind::Xai)], vec![], vec![]));
+    assert_eq!(route(&direct, 3), None, "no default: direct");
+}

@@ -4,8 +4,10 @@
 //!
 //! The account's installation id is the one stored with its credential (minted by the OAuth
 //! flow), else derived from the account's upstream id (stable across restarts and replicas).
-//! A client's value is replaced, in the `x-codex-installation-id` header and in every
-//! `client_metadata` member naming an installation id, over HTTP and WebSocket alike.
+//! A client's value is replaced, in the `x-codex-installation-id` header, in every
+//! `client_metadata` member naming an installation id, and inside the JSON object Codex sends
+//! as `x-codex-turn-metadata` (header and `client_metadata` member), over HTTP and WebSocket
+//! alike.
 
 use gateway_core::snapshot::AccountEntry;
 use gateway_protocol::request::{BodyEdit, RequestBody};
@@ -16,6 +18,10 @@ use crate::credential::OpenAiCredential;
 
 /// The header Codex sends its installation id in.
 pub const INSTALLATION_HEADER: &str = "x-codex-installation-id";
+
+/// The header (and `client_metadata` member) of Codex's turn metadata: a JSON object that
+/// names the installation id again (`installation_id`).
+pub const TURN_METADATA_HEADER: &str = "x-codex-turn-metadata";
 
 /// The identifiers one account presents upstream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,11 +54,51 @@ impl AccountIdentity {
             if is_installation_key(key) && value.as_str() != Some(self.installation_id.as_str()) {
                 *value = Value::String(self.installation_id.clone());
                 changed = true;
+            } else if let Some(nested) = value.as_str().and_then(|text| self.rewrite_json_object(text)) {
+                *value = Value::String(nested);
+                changed = true;
             }
         }
         if changed && let Ok(json) = serde_json::to_vec(&Value::Object(metadata)) {
             edit.set_raw("client_metadata", json);
         }
+    }
+
+    /// The client's installation id headers become this account's: `x-codex-installation-id`
+    /// (only when the client sent one) and the `installation_id` inside `x-codex-turn-metadata`.
+    pub fn edit_headers(&self, headers: &mut http::HeaderMap) {
+        let name = http::HeaderName::from_static(INSTALLATION_HEADER);
+        if headers.contains_key(&name)
+            && let Ok(value) = http::HeaderValue::from_str(&self.installation_id)
+        {
+            headers.insert(name, value);
+        }
+        let name = http::HeaderName::from_static(TURN_METADATA_HEADER);
+        let rewritten =
+            headers.get(&name).and_then(|v| v.to_str().ok()).and_then(|text| self.rewrite_json_object(text));
+        if let Some(value) = rewritten.and_then(|text| http::HeaderValue::from_str(&text).ok()) {
+            headers.insert(name, value);
+        }
+    }
+
+    /// `text` when it is a JSON object naming an installation id other than this account's:
+    /// the same object (members in order) with this account's. `None`: nothing to change.
+    fn rewrite_json_object(&self, text: &str) -> Option<String> {
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(text) else { return None };
+        let mut changed = false;
+        for (key, value) in object.iter_mut() {
+            if is_installation_key(key) && value.as_str() != Some(self.installation_id.as_str()) {
+                *value = Value::String(self.installation_id.clone());
+                changed = true;
+            }
+        }
+        if !changed {
+            return None;
+        }
+        serde_json::to_string(&Value::Object(object)).ok()
     }
 }
 

@@ -63,11 +63,14 @@ impl CatalogSource for OpenAiProvider {
         if let Some(etag) = etag.and_then(|e| HeaderValue::from_str(e).ok()) {
             request = request.header(http::header::IF_NONE_MATCH, etag);
         }
-        let fetched = self.http().fetch(request, None, FETCH_TIMEOUT, 8 << 20).await.map_err(|e| match e {
-            gateway_transport::FetchError::Timeout => CatalogFetchError("no answer in time".into()),
-            gateway_transport::FetchError::Send(_) => CatalogFetchError("unreachable".into()),
-            gateway_transport::FetchError::Body(_) => CatalogFetchError("the answer broke".into()),
-        })?;
+        let proxy = crate::egress::parse(account.egress_proxy.as_ref())
+            .map_err(|_| CatalogFetchError(crate::egress::UNUSABLE.into()))?;
+        let fetched =
+            self.http().fetch(request, proxy.as_ref(), FETCH_TIMEOUT, 8 << 20).await.map_err(|e| match e {
+                gateway_transport::FetchError::Timeout => CatalogFetchError("no answer in time".into()),
+                gateway_transport::FetchError::Send(_) => CatalogFetchError("unreachable".into()),
+                gateway_transport::FetchError::Body(_) => CatalogFetchError("the answer broke".into()),
+            })?;
         match fetched.status {
             304 => return Ok(CatalogFetch::NotModified),
             200 => {}

@@ -50,7 +50,9 @@ impl OpenAiProvider {
         let invalid = |setting, reason: String| InvalidSetting { setting, reason };
         let roots = TlsRoots::new(settings.extra_ca_file.as_deref())
             .map_err(|e| invalid(OpenAiSetting::ExtraCaFile, e.to_string()))?;
-        let http = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(10)));
+        let connector = Connector::new(roots, std::time::Duration::from_secs(10))
+            .with_proxy_addresses(settings.proxy_addresses.clone());
+        let http = HttpClient::new(connector);
         let profile =
             RequestProfile::from_settings(settings).map_err(|e| invalid(OpenAiSetting::UserAgent, e.to_string()))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());

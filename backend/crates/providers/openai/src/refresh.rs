@@ -10,7 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::Value;
 
-use gateway_transport::{HttpClient, HttpRequest};
+use gateway_transport::{HttpClient, HttpRequest, ProxyUrl};
 
 use crate::credential::OpenAiCredential;
 use crate::request_profile::ProfileHolder;
@@ -51,6 +51,16 @@ impl Refresher {
         current: &OpenAiCredential,
         now_unix: i64,
     ) -> Result<OpenAiCredential, TokenRefreshError> {
+        self.refresh_via(current, now_unix, None).await
+    }
+
+    /// [`Refresher::refresh`] through `proxy` (the account's egress proxy), or directly.
+    pub async fn refresh_via(
+        &self,
+        current: &OpenAiCredential,
+        now_unix: i64,
+        proxy: Option<&ProxyUrl>,
+    ) -> Result<OpenAiCredential, TokenRefreshError> {
         let refresh_token = current.refresh_token.as_ref().ok_or(TokenRefreshError::NoRefreshToken)?;
         let body = serde_json::json!({
             "client_id": self.client_id,
@@ -60,7 +70,7 @@ impl Refresher {
         let request = HttpRequest::post(&self.token_url)
             .map_err(|_| TokenRefreshError::Transient("the token endpoint is not a URL".to_owned()))?;
         let request = self.profile.current().identify(request).json(&body);
-        let fetched = match self.client.fetch(request, None, self.timeout, 256 * 1024).await {
+        let fetched = match self.client.fetch(request, proxy, self.timeout, 256 * 1024).await {
             Err(gateway_transport::FetchError::Timeout) => {
                 return Err(TokenRefreshError::Transient("the token endpoint did not answer in time".to_owned()));
             }

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use gateway_core::credential_refresh::{CredentialRenewer, RenewFailure, RenewedCredential};
-use gateway_core::domain::{CredentialDocument, CredentialState, ProviderKind};
+use gateway_core::domain::{CredentialDocument, CredentialState, EgressProxy, ProviderKind};
 use time::OffsetDateTime;
 
 use crate::credential::OpenAiCredential;
@@ -28,14 +28,21 @@ impl CredentialRenewer for OpenAiRenewer {
         ProviderKind::Openai
     }
 
-    async fn renew(&self, current: &CredentialDocument) -> Result<RenewedCredential, RenewFailure> {
+    async fn renew(
+        &self,
+        current: &CredentialDocument,
+        egress: Option<&EgressProxy>,
+    ) -> Result<RenewedCredential, RenewFailure> {
         let credential = OpenAiCredential::decode(current).map_err(|_| RenewFailure::Malformed)?;
+        let proxy =
+            crate::egress::parse(egress).map_err(|_| RenewFailure::Transient(crate::egress::UNUSABLE.into()))?;
         let now = OffsetDateTime::now_utc();
-        let next = self.refresher.refresh(&credential, now.unix_timestamp()).await.map_err(|error| {
-            error.into_renew_failure(|code| {
-                if code == DEACTIVATED { CredentialState::Banned } else { CredentialState::Invalid }
-            })
-        })?;
+        let next =
+            self.refresher.refresh_via(&credential, now.unix_timestamp(), proxy.as_ref()).await.map_err(|error| {
+                error.into_renew_failure(|code| {
+                    if code == DEACTIVATED { CredentialState::Banned } else { CredentialState::Invalid }
+                })
+            })?;
         Ok(RenewedCredential::expiring_at(next.encode(), next.expires_at))
     }
 }

@@ -32,6 +32,8 @@ pub struct OpenAiSettings {
     /// A PEM file of extra CA certificates trusted beside the platform roots (a private
     /// upstream, a test CA).
     pub extra_ca_file: Option<std::path::PathBuf>,
+    /// The address policy applied to egress proxy hosts when connecting (decision 0244).
+    pub proxy_addresses: gateway_transport::AddressCheck,
 }
 
 impl Default for OpenAiSettings {
@@ -50,6 +52,7 @@ impl Default for OpenAiSettings {
             request_body_limit: 32 << 20,
             prewarm_budget: PrewarmBudget::default(),
             extra_ca_file: None,
+            proxy_addresses: gateway_transport::AddressCheck::allow_all(),
         }
     }
 }

@@ -161,15 +161,11 @@ impl Transport {
         edit.splice(shared, view)
     }
 
+    /// The request headers, in the order Codex sends them (its own `x-codex-*` and session
+    /// headers first, then `accept`, `content-type`, credentials, `originator`, `User-Agent`):
+    /// HTTP/2 shows a server the order, so it is part of the fidelity (`45-codex-fidelity.sh`).
     fn headers(&self, call: &UpstreamCall<'_>, credential: &OpenAiCredential) -> Result<HeaderMap, AttemptFailure> {
         let mut headers = HeaderMap::with_capacity(16);
-        let bearer = HeaderValue::from_str(&format!("Bearer {}", credential.access_token.expose_secret()))
-            .map_err(|_| local_failure("the stored access token is not a valid header value"))?;
-        headers.insert(http::header::AUTHORIZATION, bearer);
-        let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
-        if let Ok(value) = HeaderValue::from_str(account_id) {
-            headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
-        }
         for (name, value) in forwarded_client_headers(call.client_headers) {
             headers.insert(name, value);
         }
@@ -189,9 +185,16 @@ impl Transport {
             if call.operation == Operation::ResponsesCompact { "application/json" } else { "text/event-stream" };
         headers.insert(http::header::ACCEPT, HeaderValue::from_static(accept));
         headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let bearer = HeaderValue::from_str(&format!("Bearer {}", credential.access_token.expose_secret()))
+            .map_err(|_| local_failure("the stored access token is not a valid header value"))?;
+        headers.insert(http::header::AUTHORIZATION, bearer);
+        let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
+        if let Ok(value) = HeaderValue::from_str(account_id) {
+            headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
+        }
         let profile = self.profile.current();
-        headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
         headers.insert(HeaderName::from_static("originator"), profile.originator_header.clone());
+        headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
         headers.insert(HeaderName::from_static("version"), profile.version_header.clone());
         Ok(headers)
     }
@@ -272,14 +275,9 @@ impl Transport {
     }
 }
 
-/// The client's installation id header, when it sent one, becomes the account's.
+/// The client's installation id headers, when it sent them, become the account's.
 pub(crate) fn replace_installation_header(headers: &mut HeaderMap, identity: &AccountIdentity) {
-    let name = HeaderName::from_static(crate::identity::INSTALLATION_HEADER);
-    if headers.contains_key(&name)
-        && let Ok(value) = HeaderValue::from_str(&identity.installation_id)
-    {
-        headers.insert(name, value);
-    }
+    identity.edit_headers(headers);
 }
 
 /// The account's stored credential cannot be sent: the account's problem, not the upstream's.

@@ -63,11 +63,14 @@ impl OpenAiProvider {
             .header(http::header::AUTHORIZATION, bearer)
             .header(HeaderName::from_static("chatgpt-account-id"), account_header);
         let request = profile.identify(request);
-        let fetched = self.http().fetch(request, None, PROBE_TIMEOUT, 1 << 20).await.map_err(|e| match e {
-            gateway_transport::FetchError::Timeout => QuotaProbeFailure::Transient("no answer in time".into()),
-            gateway_transport::FetchError::Send(_) => QuotaProbeFailure::Transient("unreachable".into()),
-            gateway_transport::FetchError::Body(_) => QuotaProbeFailure::Transient("the answer broke".into()),
-        })?;
+        let proxy = crate::egress::parse(account.egress_proxy.as_ref())
+            .map_err(|_| QuotaProbeFailure::Transient(crate::egress::UNUSABLE.into()))?;
+        let fetched =
+            self.http().fetch(request, proxy.as_ref(), PROBE_TIMEOUT, 1 << 20).await.map_err(|e| match e {
+                gateway_transport::FetchError::Timeout => QuotaProbeFailure::Transient("no answer in time".into()),
+                gateway_transport::FetchError::Send(_) => QuotaProbeFailure::Transient("unreachable".into()),
+                gateway_transport::FetchError::Body(_) => QuotaProbeFailure::Transient("the answer broke".into()),
+            })?;
         match fetched.status {
             200 => {}
             401 | 403 => return Err(QuotaProbeFailure::Unauthorized),

@@ -75,3 +75,35 @@ fn a_body_without_client_metadata_is_not_touched_by_identity() {
     let sent = Transport::backend_body(&body, &view, "gpt-5.4", &identity());
     assert_eq!(sent.parts().len(), 1);
 }
+
+/// Codex 0.171 also names its installation id inside `x-codex-turn-metadata` (a JSON object in
+/// a header and in a `client_metadata` member): it is the account's there too, members in order.
+#[test]
+fn the_installation_id_inside_the_turn_metadata_is_the_accounts_too() {
+    let metadata = r#"{"installation_id":"client-install","session_id":"s1","window_number":0}"#;
+    let body = Bytes::from(
+        serde_json::to_vec(&json!({
+            "model": "gpt-5.4", "stream": true, "store": false, "input": [],
+            "client_metadata": {"session_id": "s1", "x-codex-installation-id": "client-install", "x-codex-turn-metadata": metadata},
+        }))
+        .expect("json"),
+    );
+    let view = RequestBody::parse(&body).expect("valid");
+    let account = identity();
+    let sent: Value =
+        serde_json::from_slice(&Transport::backend_body(&body, &view, "gpt-5.4", &account).into_contiguous())
+            .expect("json");
+    let expected =
+        format!(r#"{{"installation_id":"{}","session_id":"s1","window_number":0}}"#, account.installation_id);
+    assert_eq!(sent["client_metadata"]["x-codex-turn-metadata"], expected.as_str(), "rewritten in place, order kept");
+    assert_eq!(sent["client_metadata"]["x-codex-installation-id"], account.installation_id.as_str());
+    assert_eq!(sent["client_metadata"]["session_id"], "s1");
+
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-codex-turn-metadata", http::HeaderValue::from_static(metadata));
+    headers.insert("session-id", http::HeaderValue::from_static("s1"));
+    account.edit_headers(&mut headers);
+    assert_eq!(headers["x-codex-turn-metadata"], expected.as_str());
+    assert!(!headers.contains_key("x-codex-installation-id"), "a header the client did not send is not added");
+    assert_eq!(headers["session-id"], "s1");
+}

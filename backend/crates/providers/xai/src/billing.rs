@@ -82,9 +82,11 @@ impl QuotaProbe for XaiProvider {
         let request = HttpRequest::get(&format!("{}/billing?format=credits", self.inference_url()))
             .map_err(|e| QuotaProbeFailure::Transient(e.to_string()))?
             .headers(headers);
+        let proxy = crate::egress::proxy_of(account)
+            .map_err(|_| QuotaProbeFailure::Transient("the egress proxy is not usable".into()))?;
         let fetched = self
             .http()
-            .fetch(request, None, FETCH_TIMEOUT, MAX_BODY)
+            .fetch(request, proxy.as_ref(), FETCH_TIMEOUT, MAX_BODY)
             .await
             .map_err(|e| QuotaProbeFailure::Transient(e.to_string()))?;
         match fetched.status {

@@ -61,9 +61,11 @@ impl CatalogSource for XaiProvider {
         let request = HttpRequest::get(&format!("{}/models", self.inference_url()))
             .map_err(|e| CatalogFetchError(e.to_string()))?
             .headers(headers);
+        let proxy =
+            crate::egress::proxy_of(account).map_err(|_| CatalogFetchError("the egress proxy is not usable".into()))?;
         let fetched = self
             .http()
-            .fetch(request, None, FETCH_TIMEOUT, MAX_BODY)
+            .fetch(request, proxy.as_ref(), FETCH_TIMEOUT, MAX_BODY)
             .await
             .map_err(|e| CatalogFetchError(e.to_string()))?;
         if fetched.status != 200 {

@@ -41,7 +41,9 @@ impl XaiProvider {
         let invalid = |setting, reason: String| InvalidSetting { setting, reason };
         let roots = TlsRoots::new(settings.extra_ca_file.as_deref())
             .map_err(|e| invalid(XaiSetting::ExtraCaFile, e.to_string()))?;
-        let http = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(10)));
+        let connector = Connector::new(roots, std::time::Duration::from_secs(10))
+            .with_proxy_addresses(settings.proxy_addresses.clone());
+        let http = HttpClient::new(connector);
         let version = ClientVersion::new(&settings.client_version);
         let transport =
             Transport::new(http.clone(), (&urls.inference, &urls.api), version.clone(), settings.stream_idle_timeout)

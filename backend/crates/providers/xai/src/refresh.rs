@@ -7,7 +7,7 @@
 use gateway_core::credential_refresh::TokenRefreshError;
 use std::time::Duration;
 
-use gateway_transport::{FetchError, HttpClient, HttpRequest};
+use gateway_transport::{FetchError, HttpClient, HttpRequest, ProxyUrl};
 use http::{HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -56,6 +56,8 @@ pub struct Refresher {
     client_id: String,
     version: ClientVersion,
     timeout: Duration,
+    /// The egress proxy of the account this refresher works for ([`Refresher::via`]).
+    proxy: Option<ProxyUrl>,
 }
 
 impl Refresher {
@@ -67,7 +69,13 @@ impl Refresher {
             client_id: client_id.to_owned(),
             version,
             timeout,
+            proxy: None,
         }
+    }
+
+    /// This refresher with every call through `proxy` (an account's egress proxy).
+    pub fn via(&self, proxy: Option<ProxyUrl>) -> Self {
+        Self { proxy, ..self.clone() }
     }
 
     pub fn client_id(&self) -> &str {
@@ -93,7 +101,7 @@ impl Refresher {
         };
         let fetched = self
             .http
-            .fetch(request, None, self.timeout, MAX_ANSWER)
+            .fetch(request, self.proxy.as_ref(), self.timeout, MAX_ANSWER)
             .await
             .map_err(|e| unavailable(&transient(e).to_string()))?;
         if !(200..300).contains(&fetched.status) {
@@ -141,7 +149,8 @@ impl Refresher {
         let request = HttpRequest::get(&self.userinfo_url)
             .map_err(|_| TokenRefreshError::Transient("the userinfo endpoint is not a URL".to_owned()))?
             .header(http::header::AUTHORIZATION, bearer);
-        let fetched = self.http.fetch(request, None, self.timeout, MAX_ANSWER).await.map_err(transient)?;
+        let fetched =
+            self.http.fetch(request, self.proxy.as_ref(), self.timeout, MAX_ANSWER).await.map_err(transient)?;
         if fetched.status == 401 || fetched.status == 403 {
             return Err(TokenRefreshError::Permanent { code: "userinfo_unauthorized".to_owned() });
         }

@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 use gateway_core::credential_refresh::{CredentialRenewer, RenewFailure, RenewedCredential};
-use gateway_core::domain::{CredentialDocument, CredentialState, ProviderKind};
+use gateway_core::domain::{CredentialDocument, CredentialState, EgressProxy, ProviderKind};
+use gateway_transport::ProxyUrl;
 use time::OffsetDateTime;
 
 use crate::credential::XaiCredential;
@@ -25,11 +26,21 @@ impl CredentialRenewer for XaiRenewer {
         ProviderKind::Xai
     }
 
-    async fn renew(&self, current: &CredentialDocument) -> Result<RenewedCredential, RenewFailure> {
+    async fn renew(
+        &self,
+        current: &CredentialDocument,
+        egress: Option<&EgressProxy>,
+    ) -> Result<RenewedCredential, RenewFailure> {
         let credential = XaiCredential::decode(current).map_err(|_| RenewFailure::Malformed)?;
+        let unusable = || RenewFailure::Transient("the egress proxy is not usable".to_owned());
+        let proxy = match egress {
+            None => None,
+            Some(proxy) => Some(ProxyUrl::parse(proxy.expose_url().ok_or_else(unusable)?).map_err(|_| unusable())?),
+        };
         let now = OffsetDateTime::now_utc();
         let next = self
             .refresher
+            .via(proxy)
             .refresh(&credential, now.unix_timestamp())
             .await
             .map_err(|error| error.into_renew_failure(|_| CredentialState::Invalid))?;

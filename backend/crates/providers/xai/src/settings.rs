@@ -29,6 +29,8 @@ pub struct XaiSettings {
     pub allow_http_loopback: bool,
     /// A PEM file of extra CA certificates trusted beside the platform roots.
     pub extra_ca_file: Option<std::path::PathBuf>,
+    /// The address policy applied to egress proxy hosts when connecting (decision 0244).
+    pub proxy_addresses: gateway_transport::AddressCheck,
     /// Models of other providers this provider also serves, as `(requested, grok model)`: the
     /// route plan may fall back to xAI for them (SPEC §4).
     pub model_map: Vec<(String, String)>,
@@ -47,6 +49,7 @@ impl Default for XaiSettings {
             refresh_timeout: Duration::from_secs(30),
             allow_http_loopback: false,
             extra_ca_file: None,
+            proxy_addresses: gateway_transport::AddressCheck::allow_all(),
             model_map: Vec::new(),
         }
     }
