@@ -58,6 +58,8 @@ const RULES: &[Rule] = &[
             "gateway-host",
             "provider-openai",
             "provider-xai",
+            // The composition root hands the transport its connect-time address policy.
+            "gateway-transport",
         ],
         forbidden: &[],
     },

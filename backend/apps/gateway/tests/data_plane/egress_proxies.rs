@@ -181,7 +181,9 @@ async fn the_default_proxy_serves_accounts_without_one_of_their_own() {
         gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE, ("SWITCHBOARD_PROVIDERS_EGRESS_PROXY", &url)]).await;
     one_turn(&g).await;
     assert_eq!(served_by(&g, "acct-a"), 1);
-    assert_eq!(socks.tunnels(), 1, "the account without a proxy of its own went through the default");
+    // The turn's tunnel, and possibly the account's background calls (catalog, probe), which
+    // take the default proxy too: nothing of the account went out directly.
+    assert!(socks.tunnels() >= 1, "the account without a proxy of its own went through the default");
     assert!(!g.log().contains("d3fault-pw"), "the log holds no proxy password");
 }
 
