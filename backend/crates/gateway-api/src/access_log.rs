@@ -2,7 +2,6 @@
 //! per HTTP request — method, path (never the query: it may carry an OAuth code), status,
 //! duration, the request id the response carries and the client's W3C trace id.
 
-
 use std::time::Duration;
 
 use axum::Router;
@@ -10,7 +9,6 @@ use axum::body::Body;
 use axum::http::{Request, Response};
 use tower_http::trace::TraceLayer;
 use tracing::Span;
-
 
 /// `router` with one access-log line per request.
 pub fn with_access_log(router: Router) -> Router {

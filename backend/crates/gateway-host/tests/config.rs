@@ -7,8 +7,8 @@ use std::io::Write;
 use gateway_core::config::InvalidConfig;
 use gateway_host::ConfigRoot;
 use gateway_host::config::{
-    ConfigError, ConfigSource, LogConfig, LogFormat, ServerConfig, TracingConfig, UpdateConfig, WorkersConfig, env_name,
-    load,
+    ConfigError, ConfigSource, LogConfig, LogFormat, ServerConfig, TracingConfig, UpdateConfig, WorkersConfig,
+    env_name, load,
 };
 use serde::{Deserialize, Serialize};
 

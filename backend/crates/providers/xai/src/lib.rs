@@ -18,8 +18,8 @@
 pub mod billing;
 pub mod catalog;
 pub mod classify;
-pub mod config;
 pub mod compact;
+pub mod config;
 pub mod credential;
 pub mod egress;
 pub mod events;
