@@ -7,10 +7,10 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
+use crate::config::Config;
 use gateway_admin::egress_proxies::{ProxyOwner, set_egress_proxy};
 use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_core::domain::{AccountId, GroupId};
-use gateway_host::Config;
 use gateway_store::dns::SystemResolver;
 
 use super::{actor, failed, open_facts};
