@@ -62,7 +62,7 @@ pub fn body(client: &[u8], upstream_model: &str) -> Result<Vec<u8>, Normalizatio
         }
         _ => return Err(refuse("input", "compaction needs the conversation as `input`")),
     }
-    edit_input(&mut map);
+    edit_input(&mut map, &crate::tools::ToolMap::default());
     serde_json::to_vec(&Value::Object(map)).map_err(|_| refuse("body", "cannot be encoded"))
 }
 

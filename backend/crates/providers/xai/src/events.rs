@@ -8,6 +8,8 @@ use gateway_protocol::SseFrame;
 use serde_json::Value;
 
 use crate::classify::scrub;
+use crate::tool_calls::CallRestorer;
+use crate::tools::ToolMap;
 
 /// The Responses stream event types passed on (besides `error`).
 const KNOWN: &[&str] = &[
@@ -66,12 +68,15 @@ pub struct Translator {
     next_sequence: u64,
     response_id: Option<String>,
     finished: bool,
+    calls: CallRestorer,
 }
 
 /// What became of one upstream frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Translated {
-    Frame(SseFrame),
+    /// What the client gets for the frame, in order (one, or more when a custom tool call's
+    /// input is given at once: `tool_calls.rs`).
+    Frames(Vec<SseFrame>),
     Dropped,
     /// The terminal event names another response than `response.created` did.
     Mismatch,
@@ -80,6 +85,11 @@ pub enum Translated {
 impl Translator {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A translator that gives calls of rewritten tools back their client shape.
+    pub fn with_tools(tools: ToolMap) -> Self {
+        Self { calls: CallRestorer::new(tools), ..Self::default() }
     }
 
     /// The terminal event was passed on.
@@ -119,14 +129,21 @@ impl Translator {
         if kind == "error" || kind == "response.failed" {
             scrub_messages(&mut event);
         }
-        event.insert("type".to_owned(), Value::String(kind.clone()));
-        event.insert("sequence_number".to_owned(), Value::from(self.next_sequence));
-        self.next_sequence += 1;
         if terminal {
             self.finished = true;
         }
+        let frames: Vec<SseFrame> =
+            self.calls.restore(&kind, event).into_iter().map(|(kind, event)| self.frame(&kind, event)).collect();
+        if frames.is_empty() { Translated::Dropped } else { Translated::Frames(frames) }
+    }
+
+    /// `event` as a frame with its type and the next sequence number.
+    fn frame(&mut self, kind: &str, mut event: serde_json::Map<String, Value>) -> SseFrame {
+        event.insert("type".to_owned(), Value::String(kind.to_owned()));
+        event.insert("sequence_number".to_owned(), Value::from(self.next_sequence));
+        self.next_sequence += 1;
         let data = serde_json::to_vec(&Value::Object(event)).unwrap_or_default();
-        Translated::Frame(SseFrame::from_event(&kind, &data))
+        SseFrame::from_event(kind, &data)
     }
 }
 

@@ -7,8 +7,12 @@
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::tools::ToolMap;
+
 /// Appended to `include` so reasoning can be replayed by the client.
 pub const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
+/// The input item that asks for an in-band compaction (PROTOCOL H.6).
+pub const COMPACTION_TRIGGER: &str = "compaction_trigger";
 
 /// Top-level fields never sent upstream: gateway/OpenAI-only options, identity and
 /// account-bound ids (a response id of one account means nothing to another).
@@ -50,19 +54,6 @@ pub(crate) const IDENTITY_KEYS: &[&str] = &[
     "accountId",
     "teamId",
 ];
-/// Tool types the proxy takes; others are dropped with any `tool_choice` naming them.
-const KEPT_TOOLS: &[&str] = &[
-    "function",
-    "web_search",
-    "x_search",
-    "mcp",
-    "file_search",
-    "code_interpreter",
-    "code_execution",
-    "collections_search",
-    "shell",
-];
-
 /// The upstream body and the session the request belongs to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
@@ -70,6 +61,11 @@ pub struct Prepared {
     /// The tenant-isolated session UUID (`x-grok-conv-id` / `x-grok-session-id`), when the client
     /// named a session.
     pub session: Option<String>,
+    /// The tool renames, for the way back (`tool_calls.rs`).
+    pub tools: ToolMap,
+    /// The input ended with a `compaction_trigger` item (removed): the in-band compaction path
+    /// (PROTOCOL H.6, `inband.rs`).
+    pub compaction: bool,
 }
 
 /// Why the body cannot be sent; names the field (`invalid_request_normalization`).
@@ -105,15 +101,16 @@ pub fn prepare(body: &[u8], upstream_model: &str, scope: &str) -> Result<Prepare
     }
     move_response_format(&mut map);
     edit_reasoning(&mut map, upstream_model);
-    edit_tools(&mut map);
-    edit_input(&mut map);
+    let compaction = take_compaction_trigger(&mut map)?;
+    let tools = crate::tools::rewrite(&mut map);
+    edit_input(&mut map, &tools);
     let session = seed.map(|seed| session_uuid(scope, &seed));
     match &session {
         Some(id) => map.insert("prompt_cache_key".to_owned(), json!(id)),
         None => map.remove("prompt_cache_key"),
     };
     let body = serde_json::to_vec(&Value::Object(map)).map_err(|_| refuse("body", "cannot be encoded"))?;
-    Ok(Prepared { body, session })
+    Ok(Prepared { body, session, tools, compaction })
 }
 
 /// `body` (an edited upstream body) continuing the stored upstream response `id` (native
@@ -217,51 +214,26 @@ fn effort_level(value: &str) -> Option<&'static str> {
     }
 }
 
-fn edit_tools(map: &mut Map<String, Value>) {
-    let Some(Value::Array(tools)) = map.remove("tools") else { return };
-    let mut dropped = Vec::new();
-    let kept: Vec<Value> = tools
-        .into_iter()
-        .filter(|tool| {
-            let kind = tool.get("type").and_then(Value::as_str).unwrap_or_default();
-            let keep = KEPT_TOOLS.contains(&kind) || kind.starts_with("web_search");
-            if !keep {
-                dropped.push(kind.to_owned());
-            }
-            keep
-        })
-        .map(|mut tool| {
-            if let Some(object) = tool.as_object_mut() {
-                if object.get("type").and_then(Value::as_str).is_some_and(|k| k.starts_with("web_search")) {
-                    object.insert("type".to_owned(), json!("web_search"));
-                }
-                if object.get("type").and_then(Value::as_str) == Some("function") {
-                    object.remove("defer_loading");
-                    if object.get("parameters").is_none_or(Value::is_null) {
-                        object.insert("parameters".to_owned(), json!({"type": "object", "properties": {}}));
-                    }
-                }
-            }
-            tool
-        })
-        .collect();
-    let choice_dropped = map
-        .get("tool_choice")
-        .and_then(|c| c.get("type"))
-        .and_then(Value::as_str)
-        .is_some_and(|kind| dropped.iter().any(|d| d == kind));
-    if choice_dropped || kept.is_empty() {
-        map.remove("tool_choice");
+/// Removes a trailing `compaction_trigger` item (`true`); one anywhere else is refused.
+fn take_compaction_trigger(map: &mut Map<String, Value>) -> Result<bool, NormalizationError> {
+    let Some(Value::Array(items)) = map.get_mut("input") else { return Ok(false) };
+    let is_trigger = |item: &Value| item.get("type").and_then(Value::as_str) == Some(COMPACTION_TRIGGER);
+    let last = items.last().is_some_and(is_trigger);
+    if last {
+        items.pop();
     }
-    if !kept.is_empty() {
-        map.insert("tools".to_owned(), Value::Array(kept));
+    if items.iter().any(is_trigger) {
+        return Err(refuse("input", "a `compaction_trigger` item may only be the last input item"));
     }
+    Ok(last)
 }
 
-/// Message items: role `model` → `assistant`; Grok-internal keys removed. Reasoning items:
-/// only what xAI can take (`reasoning.rs`).
-pub(crate) fn edit_input(map: &mut Map<String, Value>) {
+/// Message items: role `model` → `assistant`; Grok-internal keys removed. Tool calls and
+/// compaction items in the forms xAI knows (`history.rs`). Reasoning items: only what xAI can
+/// take (`reasoning.rs`).
+pub(crate) fn edit_input(map: &mut Map<String, Value>, tools: &ToolMap) {
     let Some(Value::Array(items)) = map.get_mut("input") else { return };
+    crate::history::rewrite(items, tools);
     for item in items.iter_mut() {
         if item.get("type").and_then(Value::as_str) == Some("reasoning") {
             crate::reasoning::normalize(item);
@@ -274,4 +246,13 @@ pub(crate) fn edit_input(map: &mut Map<String, Value>) {
         object.remove("phase");
         object.remove("internal_chat_message_metadata_passthrough");
     }
+}
+
+/// `body` (an edited upstream body) with its history rewritten once more: items inserted after
+/// [`prepare`] (the replay cache's, in the client's shape) go up in the forms xAI knows.
+pub fn rewrite_history(body: Vec<u8>, tools: &ToolMap) -> Vec<u8> {
+    let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(&body) else { return body };
+    let Some(Value::Array(items)) = map.get_mut("input") else { return body };
+    crate::history::rewrite(items, tools);
+    serde_json::to_vec(&Value::Object(map)).unwrap_or(body)
 }

@@ -1,6 +1,7 @@
 //! HTTP SSE to `{inference}/responses` over the shared upstream client, and the stream of
 //! re-synthesised Responses events (`events.rs`).
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -9,7 +10,7 @@ use gateway_core::domain::SendState;
 use gateway_core::provider::{
     AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
 };
-use gateway_protocol::{ApiError, ErrorCode, SseFramer};
+use gateway_protocol::{ApiError, ErrorCode, SseFrame, SseFramer};
 use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
 use time::OffsetDateTime;
 
@@ -20,6 +21,7 @@ use crate::headers::{self, CallHeaders};
 use crate::reasoning::strip_ciphertext;
 use crate::replay::{Recorder, ReplayCache, ReplayKey};
 use crate::request::{self, NormalizationError};
+use crate::tools::ToolMap;
 use crate::version_check::ClientVersion;
 
 pub struct Transport {
@@ -76,6 +78,9 @@ impl Transport {
     ) -> Result<UpstreamReply, AttemptFailure> {
         let scope = call.client_key.0.to_string();
         let mut prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
+        if prepared.compaction {
+            prepared.body = crate::inband::body(&prepared.body).map_err(normalization_failure)?;
+        }
         if let Some(previous) = previous {
             prepared.body = request::with_previous_response(&prepared.body, previous).map_err(normalization_failure)?;
         }
@@ -87,12 +92,13 @@ impl Transport {
             account: call.account.id(),
         });
         if let Some(filled) = replay_key.as_ref().and_then(|key| self.replay.fill(key, &prepared.body)) {
-            prepared.body = filled;
+            prepared.body = request::rewrite_history(filled, &prepared.tools);
         }
         let version = self.version.current();
         let started = Instant::now();
-        let head =
-            Head { call, credential, model: upstream_model, session: prepared.session.as_deref(), version: &version };
+        // A compaction goes without `prompt_cache_key`, so without the session headers too.
+        let session = prepared.session.as_deref().filter(|_| !prepared.compaction);
+        let head = Head { call, credential, model: upstream_model, session, version: &version };
         let mut answer = self.post(&self.responses_url, &head, prepared.body.clone(), STREAM).await?;
         if let Answer::Refused { status, body, .. } = &answer
             && previous.is_some()
@@ -117,9 +123,16 @@ impl Transport {
                 return Err(self.refused(status, &body, retry_after, &version));
             }
         };
-        let recorder = replay_key.map(|key| Recorder::new(self.replay.clone(), key));
+        let idle = self.stream_idle_timeout;
+        let stream = if prepared.compaction {
+            let replay = replay_key.map(|key| (self.replay.clone(), key));
+            crate::inband::frames(frames(response, idle, None, prepared.tools), replay)
+        } else {
+            let recorder = replay_key.map(|key| Recorder::new(self.replay.clone(), key));
+            frames(response, idle, recorder, prepared.tools)
+        };
         Ok(UpstreamReply {
-            frames: frames(response, self.stream_idle_timeout, recorder),
+            frames: stream,
             quota: None,
             served_model: Some(upstream_model.to_owned()),
             forward_headers: Vec::new(),
@@ -233,29 +246,36 @@ fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {
 }
 
 /// The upstream body as clean Responses frames; a body that ends before the terminal event is
-/// a stream failure. `recorder` sees every frame passed on (the replay cache).
-pub fn frames(response: HttpResponse, idle: Duration, recorder: Option<Recorder>) -> FrameStream {
+/// a stream failure. `recorder` sees every frame passed on (the replay cache); calls of tools
+/// `tools` renamed are given back their client shape.
+pub fn frames(response: HttpResponse, idle: Duration, recorder: Option<Recorder>, tools: ToolMap) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
         translator: Translator,
         recorder: Option<Recorder>,
+        pending: VecDeque<SseFrame>,
         finished: bool,
     }
-    let state =
-        State { body: response, framer: SseFramer::new(), translator: Translator::new(), recorder, finished: false };
+    let translator = Translator::with_tools(tools);
+    let pending = VecDeque::new();
+    let state = State { body: response, framer: SseFramer::new(), translator, recorder, pending, finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
+            if let Some(frame) = state.pending.pop_front() {
+                if let Some(recorder) = state.recorder.as_mut() {
+                    recorder.observe(&frame);
+                }
+                return Some((Ok(UpstreamEvent::Frame(frame)), state));
+            }
             if state.finished {
                 return None;
             }
             match state.framer.next_frame() {
                 Ok(Some(frame)) => match state.translator.translate(&frame) {
-                    Translated::Frame(frame) => {
-                        if let Some(recorder) = state.recorder.as_mut() {
-                            recorder.observe(&frame);
-                        }
-                        return Some((Ok(UpstreamEvent::Frame(frame)), state));
+                    Translated::Frames(frames) => {
+                        state.pending.extend(frames);
+                        continue;
                     }
                     Translated::Dropped => continue,
                     Translated::Mismatch => {

@@ -17,9 +17,11 @@ fn run(frames: &[SseFrame]) -> (Vec<(String, Value)>, Translator) {
     let mut translator = Translator::new();
     let mut out = Vec::new();
     for frame in frames {
-        if let Translated::Frame(clean) = translator.translate(frame) {
-            let data: Value = serde_json::from_slice(&clean.data().expect("data")).expect("json");
-            out.push((clean.event_name().expect("event").to_owned(), data));
+        if let Translated::Frames(clean) = translator.translate(frame) {
+            for clean in clean {
+                let data: Value = serde_json::from_slice(&clean.data().expect("data")).expect("json");
+                out.push((clean.event_name().expect("event").to_owned(), data));
+            }
         }
     }
     (out, translator)
@@ -61,7 +63,7 @@ fn a_terminal_event_of_another_response_is_a_mismatch() {
         ("response.completed", json!({"type": "response.completed", "response": {"id": "resp_2"}})),
     ]);
     let mut translator = Translator::new();
-    assert!(matches!(translator.translate(&frames[0]), Translated::Frame(_)));
+    assert!(matches!(translator.translate(&frames[0]), Translated::Frames(_)));
     assert_eq!(translator.translate(&frames[1]), Translated::Mismatch);
 }
 
