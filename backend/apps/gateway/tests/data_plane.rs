@@ -14,6 +14,7 @@ mod grok;
 mod grok_compaction;
 mod grok_continuation;
 mod grok_history;
+mod grok_tools;
 mod identity;
 mod invariants;
 mod metrics;

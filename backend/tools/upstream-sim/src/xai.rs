@@ -9,6 +9,7 @@ pub mod chat;
 pub mod compact;
 pub mod reasoning;
 pub mod responses;
+pub mod shape;
 pub mod signing;
 
 use std::sync::Arc;

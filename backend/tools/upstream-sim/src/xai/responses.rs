@@ -2,7 +2,8 @@
 //! response object. `store` defaults to true; stored responses serve `previous_response_id`
 //! (which also inherits the earlier request's `sim:` directive) and `GET /v1/responses/{id}`.
 //! Reasoning ciphertext in the input must be the calling account's own (`reasoning.rs`), else
-//! 400 `invalid_encrypted_content`.
+//! 400 `invalid_encrypted_content`. Tool kinds and input items the proxy does not know are a 400
+//! (`shape.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +20,7 @@ use crate::state::{SimState, StoredResponse};
 use crate::stream::{Delivery, sse_body, sse_response};
 use crate::template::Ids;
 use crate::turn::{Flavor, TurnSpec};
-use crate::xai::{answer_headers, authorize, catalog, gate, quota_error, reasoning, scripted_error, xai_error};
+use crate::xai::{answer_headers, authorize, catalog, gate, quota_error, reasoning, scripted_error, shape, xai_error};
 
 pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Response {
     let received = match Received::read(request).await {
@@ -71,6 +72,9 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
     let mut directive = inherited.overlay(&own);
     if let Some(queued) = state.pop_script(&account.id) {
         directive = directive.overlay(&queued);
+    }
+    if let Some(message) = shape::refusal(&body, directive.tool.as_deref()) {
+        return invalid(&message);
     }
     if let Some(ms) = directive.header_delay_ms {
         tokio::time::sleep(Duration::from_millis(ms)).await;

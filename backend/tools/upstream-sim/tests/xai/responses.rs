@@ -276,3 +276,35 @@ async fn reasoning_ciphertext_replays_only_on_the_account_that_made_it() {
     assert_eq!(stripped.status(), 200, "an item without ciphertext is taken by any account");
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn tool_kinds_and_items_the_proxy_does_not_know_are_refused() {
+    let (sim, tokens) = sim_with_xai("supergrok").await;
+    let function = json!({"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {}}});
+    let user = json!({"type": "message", "role": "user", "content": "hi"});
+    let refused = [
+        (json!({"input": "hi", "tools": [{"type": "custom", "name": "apply_patch"}]}), "Invalid tool type: custom"),
+        (json!({"input": "hi", "tools": [{"type": "namespace", "name": "docs", "tools": []}]}), "namespace"),
+        (json!({"input": [user.clone(), {"type": "custom_tool_call", "call_id": "c", "name": "x", "input": ""}]}),
+            "Unknown input item type: custom_tool_call"),
+        (json!({"input": [user.clone(), {"type": "compaction_trigger"}]}), "compaction_trigger"),
+        (json!({"input": [user.clone(), {"type": "function_call", "call_id": "c", "name": "x", "namespace": "n", "arguments": "{}"}]}),
+            "namespace"),
+        (json!({"input": "hi", "tools": [function.clone()], "tool_choice": {"type": "function", "name": "other"}}),
+            "undeclared function other"),
+        (json!({"input": "sim: tool=other", "tools": [function.clone()]}), "sim: tool=other"),
+    ];
+    for (body, message) in refused {
+        let response = xai_request(&sim, &tokens, "/responses").json(&body).send().await.expect("request");
+        assert_eq!(response.status(), 400, "{body}");
+        let answer: Value = response.json().await.expect("json");
+        assert!(answer["error"].as_str().is_some_and(|e| e.contains(message)), "{answer} for {body}");
+    }
+    let body = json!({"model": "grok-4.5", "input": "sim: tool=lookup args='{\"q\":1}'", "tools": [function]});
+    let response = xai_request(&sim, &tokens, "/responses").json(&body).send().await.expect("request");
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.expect("json");
+    let call = answer["output"].as_array().expect("output").iter().find(|i| i["type"] == "function_call").cloned();
+    assert_eq!(call.expect("a call of the declared function")["name"], json!("lookup"));
+    sim.shutdown().await;
+}
