@@ -51,7 +51,8 @@ async fn a_custom_tool_turn_streams_a_custom_tool_call_and_its_output_goes_back_
     assert!(position("response.custom_tool_call_input.delta") < position("response.custom_tool_call_input.done"));
     let (_, added) = frames.iter().find(|(n, _)| n == "response.output_item.added").expect("added");
     assert_eq!(added["item"]["type"], json!("custom_tool_call"));
-    let (_, done) = frames.iter().find(|(n, d)| n == "response.output_item.done" && d["item"]["type"] != "message").expect("done");
+    let (_, done) =
+        frames.iter().find(|(n, d)| n == "response.output_item.done" && d["item"]["type"] != "message").expect("done");
     let call = done["item"].clone();
     assert_eq!(call["type"], json!("custom_tool_call"), "{call}");
     assert_eq!(call["name"], json!("apply_patch"));
@@ -91,8 +92,7 @@ async fn a_namespaced_tool_call_comes_back_with_its_name_and_namespace() {
     let tools = json!([{"type": "namespace", "name": "mcp__docs", "description": "The docs MCP server",
         "tools": [{"type": "function", "name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}]}]);
     let ask = user("sim: tool=mcp__docs__search args='{\"q\":\"grok\"}'");
-    let response =
-        gateway.responses(json!({"model": "grok-4.5", "tools": tools, "input": [ask.clone()]})).await;
+    let response = gateway.responses(json!({"model": "grok-4.5", "tools": tools, "input": [ask.clone()]})).await;
     assert_eq!(response.status(), 200);
     let answer: Value = response.json().await.expect("json");
     let call = answer["output"].as_array().expect("output").iter().find(|i| i["type"] == "function_call").cloned();

@@ -45,15 +45,14 @@ fn call(mut item: Map<String, Value>, tools: &ToolMap) -> Value {
     let call_id = item.get("call_id").cloned().or_else(|| item.get("id").cloned()).unwrap_or(Value::Null);
     let status = item.get("status").cloned();
     let function_call = |name: String, arguments: Value| {
-        let mut call = json!({"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments.to_string()});
+        let mut call =
+            json!({"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments.to_string()});
         if let Some(status) = &status {
             call["status"] = status.clone();
         }
         call
     };
-    let output = |output: Option<&Value>| {
-        json!({"type": "function_call_output", "call_id": call_id, "output": output.cloned().unwrap_or(json!(""))})
-    };
+    let output = |output: Option<&Value>| json!({"type": "function_call_output", "call_id": call_id, "output": output.cloned().unwrap_or(json!(""))});
     match text(&item, "type").unwrap_or("message") {
         "function_call" => {
             if let Some(Value::String(namespace)) = item.remove("namespace") {

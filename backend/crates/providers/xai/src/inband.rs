@@ -50,7 +50,8 @@ pub fn body(prepared: &[u8]) -> Result<Vec<u8>, NormalizationError> {
     } else {
         map.remove("tool_choice");
     }
-    let prompt = json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": SUMMARY_PROMPT}]});
+    let prompt =
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": SUMMARY_PROMPT}]});
     let mut input = match map.remove("input") {
         Some(Value::Array(items)) => items,
         Some(Value::String(text)) => vec![json!({"type": "message", "role": "user", "content": text})],

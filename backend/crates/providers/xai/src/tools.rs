@@ -195,7 +195,9 @@ fn namespace(tool: &Value, names: &mut Names, tools: &mut ToolMap) -> Vec<Value>
         let mut flat = function(child);
         flat["name"] = json!(upstream);
         tools.namespaced.insert((namespace.to_owned(), child_name.clone()), upstream.clone());
-        tools.by_upstream.insert(upstream, ClientTool::Namespaced { namespace: namespace.to_owned(), name: child_name });
+        tools
+            .by_upstream
+            .insert(upstream, ClientTool::Namespaced { namespace: namespace.to_owned(), name: child_name });
         out.push(flat);
     }
     out
@@ -209,8 +211,9 @@ fn custom(tool: &Value, names: &mut Names, tools: &mut ToolMap) -> Option<Value>
     if let Some(format) = tool.get("format").filter(|f| f.get("type").and_then(Value::as_str) == Some("grammar")) {
         let syntax = format.get("syntax").and_then(Value::as_str).unwrap_or("lark");
         if let Some(definition) = format.get("definition").and_then(Value::as_str) {
-            description
-                .push_str(&format!("\n\nThe `{key}` string must follow this {syntax} grammar:\n```\n{definition}\n```"));
+            description.push_str(&format!(
+                "\n\nThe `{key}` string must follow this {syntax} grammar:\n```\n{definition}\n```"
+            ));
         }
     }
     let property = json!({"type": "string", "description": format!("The raw free-form input of `{client_name}`.")});

@@ -135,7 +135,8 @@ async fn an_upstream_failure_is_passed_on() {
         json!({"type": "response.failed", "sequence_number": 2,
             "response": {"id": "resp_9", "status": "failed", "error": {"code": "server_error", "message": "boom"}}}),
     ];
-    let out: Vec<Value> = collect(frames(upstream(events), None)).await.into_iter().map(|e| e.expect("frame")).collect();
+    let out: Vec<Value> =
+        collect(frames(upstream(events), None)).await.into_iter().map(|e| e.expect("frame")).collect();
     let names: Vec<&str> = out.iter().filter_map(|e| e["type"].as_str()).collect();
     assert_eq!(names, ["response.created", "response.failed"]);
     assert_eq!(out[1]["sequence_number"], json!(1));

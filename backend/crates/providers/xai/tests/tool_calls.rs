@@ -54,9 +54,7 @@ fn response(status: &str, output: Value) -> Value {
 /// An upstream stream of one function call `name` with `arguments` in two deltas.
 fn call_stream(name: &str, arguments: &str) -> Vec<Value> {
     let (first, second) = arguments.split_at(arguments.len() / 2);
-    let item = |status: &str, args: &str| {
-        json!({"id": "fc_1", "type": "function_call", "status": status, "call_id": "call_1", "name": name, "arguments": args})
-    };
+    let item = |status: &str, args: &str| json!({"id": "fc_1", "type": "function_call", "status": status, "call_id": "call_1", "name": name, "arguments": args});
     vec![
         json!({"type": "response.created", "response": response("in_progress", json!([]))}),
         json!({"type": "response.output_item.added", "output_index": 0, "item": item("in_progress", "")}),

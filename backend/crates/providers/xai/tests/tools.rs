@@ -59,8 +59,10 @@ fn tool_declarations_are_rewritten_for_the_proxy() {
             json!([{"type": "custom", "name": "note", "description": "Take a note."},
                 {"type": "custom", "name": "apply_patch", "description": "Edit files."}]),
             Some(json!({"type": "custom", "name": "apply_patch"})),
-            json!([custom_function("note", "input", "Take a note."),
-                custom_function("apply_patch", "patch", "Edit files.")]),
+            json!([
+                custom_function("note", "input", "Take a note."),
+                custom_function("apply_patch", "patch", "Edit files.")
+            ]),
             Some(json!({"type": "function", "name": "apply_patch"})),
         ),
         (
@@ -203,7 +205,10 @@ fn a_compaction_item_becomes_reasoning_and_a_summary_message() {
     assert_eq!(sent.len(), 3, "{sent:?}");
     assert_eq!(sent[0], json!({"type": "reasoning", "summary": [], "encrypted_content": ciphertext}));
     assert_eq!(sent[1]["role"], json!("user"));
-    assert_eq!(sent[1]["content"][0]["text"], json!("<conversation_summary>\n1. Goal: ship it\n</conversation_summary>"));
+    assert_eq!(
+        sent[1]["content"][0]["text"],
+        json!("<conversation_summary>\n1. Goal: ship it\n</conversation_summary>")
+    );
     assert_eq!(sent[2]["content"], json!("go on"));
 }
 

@@ -285,13 +285,19 @@ async fn tool_kinds_and_items_the_proxy_does_not_know_are_refused() {
     let refused = [
         (json!({"input": "hi", "tools": [{"type": "custom", "name": "apply_patch"}]}), "Invalid tool type: custom"),
         (json!({"input": "hi", "tools": [{"type": "namespace", "name": "docs", "tools": []}]}), "namespace"),
-        (json!({"input": [user.clone(), {"type": "custom_tool_call", "call_id": "c", "name": "x", "input": ""}]}),
-            "Unknown input item type: custom_tool_call"),
+        (
+            json!({"input": [user.clone(), {"type": "custom_tool_call", "call_id": "c", "name": "x", "input": ""}]}),
+            "Unknown input item type: custom_tool_call",
+        ),
         (json!({"input": [user.clone(), {"type": "compaction_trigger"}]}), "compaction_trigger"),
-        (json!({"input": [user.clone(), {"type": "function_call", "call_id": "c", "name": "x", "namespace": "n", "arguments": "{}"}]}),
-            "namespace"),
-        (json!({"input": "hi", "tools": [function.clone()], "tool_choice": {"type": "function", "name": "other"}}),
-            "undeclared function other"),
+        (
+            json!({"input": [user.clone(), {"type": "function_call", "call_id": "c", "name": "x", "namespace": "n", "arguments": "{}"}]}),
+            "namespace",
+        ),
+        (
+            json!({"input": "hi", "tools": [function.clone()], "tool_choice": {"type": "function", "name": "other"}}),
+            "undeclared function other",
+        ),
         (json!({"input": "sim: tool=other", "tools": [function.clone()]}), "sim: tool=other"),
     ];
     for (body, message) in refused {
