@@ -29,13 +29,16 @@ fn custom_function(name: &str, key: &str, description: &str) -> Value {
         "properties": {key: {"type": "string", "description": format!("The raw free-form input of `{name}`.")}}}})
 }
 
+/// (case, client tools, client choice, upstream tools, upstream choice)
+type Case = (&'static str, Value, Option<Value>, Value, Option<Value>);
+
 #[test]
 fn tool_declarations_are_rewritten_for_the_proxy() {
     let namespace = json!({"type": "namespace", "name": "docs", "description": "Docs server", "tools": [
         {"type": "function", "name": "search", "description": "Search", "strict": false,
             "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
         {"type": "function", "name": "fetch", "parameters": null, "defer_loading": true}]});
-    let cases: Vec<(&str, Value, Option<Value>, Value, Option<Value>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "function: null parameters, defer_loading, nullable root",
             json!([{"type": "function", "name": "f", "parameters": null, "defer_loading": true},
