@@ -54,7 +54,7 @@ pub async fn migrate(mut config: Config) -> Result<(), StartError> {
 /// `switchboard serve`: runs until SIGINT/SIGTERM, drains, stops the workers.
 pub async fn serve(config: Config) -> Result<(), StartError> {
     let traces = logging::init_with_traces(&config.log, &config.tracing)?;
-    let result = run(config).await;
+    let result = run(config, traces.as_ref()).await;
     // Flushed last, whatever the outcome: the spans of the last requests are not lost.
     if let Some(traces) = traces {
         traces.shutdown().await;
@@ -71,7 +71,10 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 }
 
 /// Runs the server until it stops; returns the update's handover, if one is due.
-async fn run(mut config: Config) -> Result<Option<gateway_host::update::Handover>, StartError> {
+async fn run(
+    mut config: Config,
+    traces: Option<&gateway_host::otlp::TraceExport>,
+) -> Result<Option<gateway_host::update::Handover>, StartError> {
     let shutdown = Shutdown::new(Duration::from_secs(config.server.drain_timeout_seconds));
     let mut workers = WorkerRuntime::new(
         Duration::from_millis(config.workers.restart_backoff_initial_ms),
@@ -99,6 +102,10 @@ async fn run(mut config: Config) -> Result<Option<gateway_host::update::Handover
         .merge(gateway_api::embedded_spa_routes());
     if config.tracing.access_log {
         router = gateway_api::with_access_log(router);
+    }
+    // Outermost: the access log's span and every handler's run inside the server span.
+    if let Some(traces) = traces {
+        router = traces.instrument(router);
     }
 
     // What a crashed predecessor of this replica left is taken over before the first request.

@@ -21,6 +21,7 @@ mod secrets;
 mod service_tier;
 mod session_standing;
 mod settings;
+mod spans;
 pub mod two_factor;
 mod usage_audit;
 

@@ -25,6 +25,7 @@ mod provider_fallback;
 mod records;
 mod request_bodies;
 mod request_faults;
+mod server_spans;
 mod trace_context;
 mod transparency;
 mod websocket_limits;

@@ -15,6 +15,7 @@ mod embedded;
 mod gateway;
 mod health;
 mod migration_manifest;
+mod otlp_sink;
 mod release;
 mod self_update;
 mod wire;

@@ -1,6 +1,8 @@
 //! The optional access log (`tracing.access_log`): tower-http's trace layer with one `info` line
 //! per HTTP request — method, path (never the query: it may carry an OAuth code), status,
-//! duration, the request id the response carries and the client's W3C trace id.
+//! duration, the request id the response carries and the trace id: the client's W3C trace id,
+//! or with the trace exporter the id of the request's trace (its server span is outside this
+//! layer, decision 0288).
 
 use std::time::Duration;
 
@@ -15,12 +17,10 @@ pub fn with_access_log(router: Router) -> Router {
     router.layer(
         TraceLayer::new_for_http()
             .make_span_with(|request: &Request<Body>| {
-                let trace_id = request
-                    .headers()
-                    .get("traceparent")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(gateway_core::trace_context::trace_id)
-                    .unwrap_or_default();
+                let trace_id = gateway_core::trace_context::current_trace_id().unwrap_or_else(|| {
+                    let header = request.headers().get("traceparent").and_then(|v| v.to_str().ok());
+                    header.and_then(gateway_core::trace_context::trace_id).unwrap_or_default().to_owned()
+                });
                 tracing::info_span!(
                     "http",
                     method = %request.method(),

@@ -149,24 +149,7 @@ pub struct Engine {
 impl Engine {
     /// The request chain of SPEC §3, one named phase per step.
     pub async fn handle(&self, inbound: InboundRequest) -> Reply {
-        // The span every log line of the request carries: its id (once recorded) and the
-        // client's W3C trace id; the phase spans are its children, and the client's
-        // `traceparent` is its parent when a trace exporter is installed.
-        let traceparent = inbound
-            .headers
-            .iter()
-            .find(|(name, _)| name == "traceparent")
-            .and_then(|(_, value)| std::str::from_utf8(value).ok());
-        let trace_id = traceparent.and_then(crate::trace_context::trace_id).unwrap_or_default();
-        let span = tracing::info_span!(
-            "request",
-            request_id = tracing::field::Empty,
-            trace_id = %trace_id,
-            route = inbound.operation.name(),
-        );
-        if let Some(traceparent) = traceparent.filter(|_| !trace_id.is_empty()) {
-            crate::trace_context::adopt_parent(&span, traceparent, header(&inbound.headers, "tracestate"));
-        }
+        let span = request_span(&inbound);
         tracing::Instrument::instrument(self.run(inbound), span).await
     }
 
@@ -334,6 +317,32 @@ impl Engine {
             NonStreamReply::Err(error) => Reply::error(&error, Some(request_id)),
         }
     }
+}
+
+/// The span every log line of the request carries: its id (once recorded) and its trace id;
+/// the phase spans are its children. With a trace exporter it is a child of the HTTP server
+/// span (which adopted the client's `traceparent`), and `trace_id` is the exported trace's,
+/// assigned or the client's; a request outside any server span (a WebSocket turn) adopts the
+/// `traceparent` it carries. Without an exporter `trace_id` is the client's, or empty.
+fn request_span(inbound: &InboundRequest) -> tracing::Span {
+    let traceparent = header(&inbound.headers, "traceparent");
+    let client_trace = traceparent.and_then(crate::trace_context::trace_id);
+    let span = tracing::info_span!(
+        "request",
+        request_id = tracing::field::Empty,
+        trace_id = tracing::field::Empty,
+        route = inbound.operation.name(),
+    );
+    if let Some(traceparent) = traceparent.filter(|_| client_trace.is_some())
+        && tracing::Span::current().is_none()
+    {
+        crate::trace_context::adopt_parent(&span, traceparent, header(&inbound.headers, "tracestate"));
+    }
+    match crate::trace_context::trace_id_of(&span) {
+        Some(exported) => span.record("trace_id", exported.as_str()),
+        None => span.record("trace_id", client_trace.unwrap_or_default()),
+    };
+    span
 }
 
 /// The first value of the header `name` as text.

@@ -28,6 +28,9 @@ pub struct Propagation {
     pub adopt: fn(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>),
     /// The `traceparent` that names `span`, for the upstream call.
     pub inject: fn(span: &tracing::Span) -> Option<String>,
+    /// The `traceparent` of the innermost exported span the caller is in (the HTTP server span
+    /// inside a request's handler), whatever unexported spans sit between.
+    pub current: fn() -> Option<String>,
 }
 
 static PROPAGATION: std::sync::OnceLock<Propagation> = std::sync::OnceLock::new();
@@ -57,4 +60,21 @@ pub fn traceparent_of(span: &tracing::Span) -> Option<String> {
         return None;
     }
     (propagation.inject)(span)
+}
+
+/// The trace id of `span` as the exporter assigned it: the client's when its `traceparent` was
+/// adopted, a new one otherwise (`None` without an exporter, or when `span` is disabled).
+pub fn trace_id_of(span: &tracing::Span) -> Option<String> {
+    traceparent_of(span).as_deref().and_then(trace_id).map(str::to_owned)
+}
+
+/// The `traceparent` of the innermost exported span the caller is in (`None` without an
+/// exporter, or outside any exported span).
+pub fn current_traceparent() -> Option<String> {
+    (PROPAGATION.get()?.current)()
+}
+
+/// The trace id of the innermost exported span the caller is in (see [`current_traceparent`]).
+pub fn current_trace_id() -> Option<String> {
+    current_traceparent().as_deref().and_then(trace_id).map(str::to_owned)
 }

@@ -1,10 +1,12 @@
 //! Process-wide logging with `tracing`: human-readable text or one JSON object per line, and,
 //! with `tracing.otlp_endpoint`, the OTLP trace exporter beside it (`otlp`).
 //!
-//! The log lines never include the engine's phase spans (`switchboard::phase` is off for the
-//! logger whatever `log.level` says): a line's current span stays the `request` span, and with
-//! no exporter the phase spans are never built.
+//! The log lines never include the engine's phase spans (`switchboard::phase`) nor the HTTP
+//! server spans (`switchboard::http`): both targets are off for the logger whatever
+//! `log.level` says, so a line's current span stays the `request` span; with no exporter the
+//! phase spans are never built and the server spans' layer is not installed.
 
+use tracing_subscriber::filter::Directive;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
@@ -31,8 +33,11 @@ pub fn init_with_traces(
 
 fn install(config: &LogConfig, tracing: Option<&TracingConfig>) -> Result<Option<TraceExport>, crate::ConfigError> {
     let invalid = |e: &dyn std::fmt::Display| crate::ConfigError::invalid("log.level", &e.to_string());
-    let phases_off = format!("{}=off", gateway_core::engine::phase::TARGET).parse().map_err(|e| invalid(&e))?;
-    let filter = EnvFilter::try_new(&config.level).map_err(|e| invalid(&e))?.add_directive(phases_off);
+    let off = |target: &str| format!("{target}=off").parse::<Directive>().map_err(|e| invalid(&e));
+    let filter = EnvFilter::try_new(&config.level)
+        .map_err(|e| invalid(&e))?
+        .add_directive(off(gateway_core::engine::phase::TARGET)?)
+        .add_directive(off(crate::otlp::server_span::TARGET)?);
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi);
     let logger: BoxedLayer = match config.format {

@@ -1,14 +1,16 @@
 //! The OTLP trace exporter (`tracing.otlp_endpoint`, decision 0286): a `tracing-opentelemetry`
-//! layer that turns the engine's `request` span and its phase spans into OpenTelemetry spans,
-//! batched and posted as OTLP/HTTP protobuf. Off by default; when on, the W3C propagator makes
-//! a client's `traceparent` the parent of the request span, and the upstream call's
-//! `traceparent` names the gateway's `send` span (installed into
-//! `gateway_core::trace_context`).
+//! layer that turns the HTTP server spans ([`server_span`], decision 0288), the engine's
+//! `request` span and its phase spans into OpenTelemetry spans, batched and posted as
+//! OTLP/HTTP protobuf. Off by default; when on, the W3C propagator makes a client's
+//! `traceparent` the parent of the server span, and the upstream call's `traceparent` names
+//! the gateway's `send` span (installed into `gateway_core::trace_context`).
 //!
 //! The batch processor exports from its own thread with a blocking HTTP client, so nothing of
 //! the exporter runs on the request path beyond ending a span into a bounded queue (spans past
 //! its capacity are dropped, never waited for). [`TraceExport::shutdown`] flushes what is
 //! queued: the spans of the last requests are not lost when the process stops.
+
+pub mod server_span;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -36,6 +38,12 @@ pub struct TraceExport {
 }
 
 impl TraceExport {
+    /// `router` with one server span per request (decision 0288); to be applied last, around
+    /// every route and layer (the access log's included).
+    pub fn instrument(&self, router: axum::Router) -> axum::Router {
+        server_span::with_server_spans(router)
+    }
+
     /// Exports what is still queued and stops the exporter (off the async runtime's threads:
     /// the flush blocks until the collector answers or the export times out).
     pub async fn shutdown(self) {
@@ -82,15 +90,16 @@ where
         .build();
     let tracer = provider.tracer("switchboard");
     let layer = tracing_opentelemetry::layer().with_tracer(tracer).with_filter(filter_fn(exported));
-    gateway_core::trace_context::install(gateway_core::trace_context::Propagation { adopt, inject });
+    gateway_core::trace_context::install(gateway_core::trace_context::Propagation { adopt, inject, current });
     Ok(Some((layer, TraceExport { provider })))
 }
 
-/// What the exporter sees: the request span, the phase spans, and warnings and errors (as
-/// span events).
+/// What the exporter sees: the server spans, the request span, the phase spans, and warnings
+/// and errors (as span events).
 fn exported(metadata: &Metadata<'_>) -> bool {
     if metadata.is_span() {
-        metadata.target() == phase::TARGET
+        metadata.target() == server_span::TARGET
+            || metadata.target() == phase::TARGET
             || (metadata.target() == "gateway_core::engine" && metadata.name() == "request")
     } else {
         *metadata.level() <= Level::WARN
@@ -108,7 +117,17 @@ fn adopt(span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
 }
 
 fn inject(span: &tracing::Span) -> Option<String> {
+    traceparent(&span.context())
+}
+
+/// The innermost exported span entered on this thread (spans the exporter does not see never
+/// become the current OpenTelemetry context).
+fn current() -> Option<String> {
+    traceparent(&opentelemetry::Context::current())
+}
+
+fn traceparent(context: &opentelemetry::Context) -> Option<String> {
     let mut carrier = HashMap::new();
-    TraceContextPropagator::new().inject_context(&span.context(), &mut carrier);
+    TraceContextPropagator::new().inject_context(context, &mut carrier);
     carrier.remove("traceparent")
 }

@@ -1,144 +1,22 @@
-//! The OTLP trace exporter end to end (decision 0286): a local OTLP/HTTP receiver decodes the
-//! gateway's `ExportTraceServiceRequest`s; a request with a client `traceparent` leaves one
-//! span per engine phase, all in the client's trace, each a child of the request span, which is
-//! a child of the client's span; the upstream call's `traceparent` names the gateway's `send`
-//! span; and the spans of the last request are flushed when the process stops.
+//! The OTLP trace exporter end to end (decisions 0286, 0288): a local OTLP/HTTP receiver
+//! decodes the gateway's `ExportTraceServiceRequest`s; a request with a client `traceparent`
+//! is one server span (named by its route template), a child of the client's span, whose child
+//! is the request span with one span per engine phase, all in the client's trace; the upstream
+//! call's `traceparent` names the gateway's `send` span; and the spans of the last request are
+//! flushed when the process stops.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value;
-use prost::Message;
 use serde_json::json;
-use test_support::wait_until;
 use upstream_sim::AccountSpec;
 
 use crate::gateway::Gateway;
+use crate::otlp_sink::{Collector, Received, SERVER};
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN: &str = "00f067aa0ba902b7";
 const PHASES: &[&str] =
     &["authenticate", "decode", "plan", "record", "acquire", "send", "decide", "commit", "deliver", "finish"];
-
-/// One received span, ids in hex.
-#[derive(Debug, Clone)]
-struct Received {
-    name: String,
-    trace_id: String,
-    span_id: String,
-    parent: String,
-    service: String,
-    attributes: HashMap<String, String>,
-}
-
-/// An OTLP/HTTP receiver on its own thread and runtime (the test's runtime may be blocked
-/// while it waits for the gateway to stop).
-struct Collector {
-    url: String,
-    spans: Arc<Mutex<Vec<Received>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Collector {
-    fn start() -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
-        let spans = Arc::new(Mutex::new(Vec::new()));
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let store = spans.clone();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let router = axum::Router::new().route(
-                    "/v1/traces",
-                    axum::routing::post(move |body: axum::body::Bytes| {
-                        let store = store.clone();
-                        async move {
-                            let request = ExportTraceServiceRequest::decode(body).expect("an OTLP protobuf body");
-                            store.lock().expect("lock").extend(received(&request));
-                            ([("content-type", "application/x-protobuf")], Vec::<u8>::new())
-                        }
-                    }),
-                );
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let serving = axum::serve(listener, router).with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                });
-                serving.await.expect("collector serves");
-            });
-        });
-        Self { url, spans, stop: Some(stop), thread: Some(thread) }
-    }
-
-    fn spans(&self) -> Vec<Received> {
-        self.spans.lock().expect("lock").clone()
-    }
-
-    /// The spans of the trace `trace_id`, once its request span arrived (it ends last).
-    async fn trace(&self, trace_id: &str, within: Duration) -> Vec<Received> {
-        wait_until("the request's spans", within, || {
-            let spans: Vec<Received> = self.spans().into_iter().filter(|s| s.trace_id == trace_id).collect();
-            async move { spans.iter().any(|s| s.name == "request").then_some(spans) }
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{e}: received {:?}", self.spans()))
-    }
-}
-
-impl Drop for Collector {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn text(value: Option<&opentelemetry_proto::tonic::common::v1::AnyValue>) -> String {
-    match value.and_then(|v| v.value.as_ref()) {
-        Some(Value::StringValue(s)) => s.clone(),
-        Some(Value::IntValue(i)) => i.to_string(),
-        Some(Value::BoolValue(b)) => b.to_string(),
-        Some(Value::DoubleValue(d)) => d.to_string(),
-        _ => String::new(),
-    }
-}
-
-fn received(request: &ExportTraceServiceRequest) -> Vec<Received> {
-    let mut out = Vec::new();
-    for resource in &request.resource_spans {
-        let service = resource
-            .resource
-            .iter()
-            .flat_map(|r| &r.attributes)
-            .find(|kv| kv.key == "service.name")
-            .map(|kv| text(kv.value.as_ref()))
-            .unwrap_or_default();
-        for scope in &resource.scope_spans {
-            for span in &scope.spans {
-                out.push(Received {
-                    name: span.name.clone(),
-                    trace_id: hex(&span.trace_id),
-                    span_id: hex(&span.span_id),
-                    parent: hex(&span.parent_span_id),
-                    service: service.clone(),
-                    attributes: span.attributes.iter().map(|kv| (kv.key.clone(), text(kv.value.as_ref()))).collect(),
-                });
-            }
-        }
-    }
-    out
-}
 
 /// One streamed request with the client's `traceparent`; the account's access token has
 /// expired, so the first attempt gets 401 (decided on: refresh and retry) and the second serves.
@@ -159,8 +37,17 @@ async fn traced_request(gateway: &Gateway) {
 }
 
 fn check_chain(spans: &[Received]) {
+    let server = spans.iter().find(|s| s.kind == SERVER).expect("the server span");
+    assert_eq!(server.name, "POST /v1/responses", "{server:?}");
+    assert_eq!(server.parent, CLIENT_SPAN, "the client's span is the server span's parent");
+    assert_eq!(server.attributes.get("http.route").map(String::as_str), Some("/v1/responses"), "{server:?}");
+    assert_eq!(server.attributes.get("http.request.method").map(String::as_str), Some("POST"), "{server:?}");
+    assert_eq!(server.attributes.get("http.response.status_code").map(String::as_str), Some("200"), "{server:?}");
+    assert_eq!(server.status, 0, "a 200 leaves the status unset: {server:?}");
+    assert_eq!(spans.iter().filter(|s| s.kind == SERVER).count(), 1, "one server span: {spans:?}");
     let request = spans.iter().find(|s| s.name == "request").expect("the request span");
-    assert_eq!(request.parent, CLIENT_SPAN, "the client's span is the request span's parent");
+    assert_eq!(request.parent, server.span_id, "the request span is the server span's child");
+    assert_eq!(request.trace_id, TRACE_ID, "the client's trace id is kept");
     assert_eq!(request.service, "switchboard");
     for phase in PHASES {
         let span = spans.iter().find(|s| s.name == *phase).unwrap_or_else(|| panic!("no `{phase}` span: {spans:?}"));

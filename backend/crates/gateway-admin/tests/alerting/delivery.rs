@@ -1,13 +1,18 @@
 //! The dispatcher over a scripted transport, in paused time: retries wait the backoff, a 4xx
-//! ends the delivery, every attempt is recorded, repeats of one alert are held back.
+//! ends the delivery, every attempt is recorded, repeats of one alert are held back, and the
+//! stored rules are re-read at most every `SETTINGS_MAX_AGE` (the last good read kept while the
+//! store does not answer).
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use gateway_admin::alert_settings::{AlertRule, AlertWebhookId, StoredWebhook};
 use gateway_admin::alerting::signature::verify;
+use gateway_admin::alerting::subscriptions::SETTINGS_MAX_AGE;
 use gateway_admin::alerting::{AlertDispatcher, DeliveryPolicy, Webhook};
+use gateway_admin::ports::{AlertSettings, StorageError};
 use gateway_core::alerts::{Alert, AlertKind, AlertSink, WebhookError, WebhookRequest, WebhookTransport, alert_queue};
 use gateway_core::domain::{AccountId, ProviderKind};
 use gateway_core::observation::{ObservationQueue, observation_queue};
@@ -73,6 +78,10 @@ struct Running {
 }
 
 fn start(receiver: Arc<Receiver>, webhooks: Vec<Webhook>) -> Running {
+    start_with(receiver, webhooks, None)
+}
+
+fn start_with(receiver: Arc<Receiver>, webhooks: Vec<Webhook>, stored: Option<Arc<dyn AlertSettings>>) -> Running {
     let (sink, alerts) = alert_queue(16);
     let (records, observations) = observation_queue(64, 1 << 20);
     let policy = DeliveryPolicy {
@@ -81,7 +90,10 @@ fn start(receiver: Arc<Receiver>, webhooks: Vec<Webhook>) -> Running {
         max_backoff: Duration::from_secs(60),
         timeout: Duration::from_secs(5),
     };
-    let dispatcher = AlertDispatcher::new(webhooks, receiver, policy, records.clone(), Duration::from_secs(600));
+    let mut dispatcher = AlertDispatcher::new(webhooks, receiver, policy, records.clone(), Duration::from_secs(600));
+    if let Some(stored) = stored {
+        dispatcher = dispatcher.with_stored(stored);
+    }
     let stop = CancellationToken::new();
     let task = tokio::spawn(dispatcher.run(alerts, stop.clone()));
     Running { sink, records, stop, task, _observations: observations }
@@ -162,6 +174,83 @@ async fn repeats_are_held_back_and_webhooks_get_only_their_kinds() {
     tokio::time::sleep(Duration::from_secs(601)).await;
     running.sink.raise(banned(1));
     until("the repeat after the window", || receiver.seen().len() == 3).await;
+    running.stop.cancel();
+    running.task.await.expect("stops");
+}
+
+/// The stored alert settings as the dispatcher reads them: no stored webhooks, the
+/// `account_banned` rule switched on or off, a store that stops answering, and a read count.
+#[derive(Default)]
+struct Stored {
+    banned_disabled: AtomicBool,
+    down: AtomicBool,
+    rule_reads: AtomicUsize,
+}
+
+impl Stored {
+    fn answer<T>(&self, value: T) -> Result<T, StorageError> {
+        if self.down.load(Ordering::SeqCst) { Err(StorageError::Unavailable("down".to_owned())) } else { Ok(value) }
+    }
+}
+
+#[async_trait]
+impl AlertSettings for Stored {
+    async fn list_alert_webhooks(&self) -> Result<Vec<StoredWebhook>, StorageError> {
+        self.answer(Vec::new())
+    }
+    async fn get_alert_webhook(&self, id: AlertWebhookId) -> Result<StoredWebhook, StorageError> {
+        Err(StorageError::NotFound { entity: "alert webhook", id: id.0.to_string() })
+    }
+    async fn alert_webhook_target(&self, id: AlertWebhookId) -> Result<Webhook, StorageError> {
+        Err(StorageError::NotFound { entity: "alert webhook", id: id.0.to_string() })
+    }
+    async fn enabled_alert_webhooks(&self) -> Result<Vec<Webhook>, StorageError> {
+        self.answer(Vec::new())
+    }
+    async fn list_alert_rules(&self) -> Result<Vec<AlertRule>, StorageError> {
+        self.rule_reads.fetch_add(1, Ordering::SeqCst);
+        let enabled = !self.banned_disabled.load(Ordering::SeqCst);
+        self.answer(vec![AlertRule { enabled, ..AlertRule::default_for(AlertKind::AccountBanned) }])
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn stored_rules_are_reread_at_most_every_max_age_and_kept_while_the_store_is_down() {
+    let receiver = Receiver::scripted(vec![]);
+    let stored = Arc::new(Stored::default());
+    let running = start_with(receiver.clone(), vec![webhook(vec![])], Some(stored.clone()));
+    let after_max_age = SETTINGS_MAX_AGE + Duration::from_secs(1);
+    running.sink.raise(banned(1));
+    until("the first alert", || receiver.seen().len() == 1).await;
+    assert_eq!(stored.rule_reads.load(Ordering::SeqCst), 1);
+
+    // Switched off in the store: the read younger than the max age still applies.
+    stored.banned_disabled.store(true, Ordering::SeqCst);
+    running.sink.raise(banned(2));
+    until("the alert under the cached rule", || receiver.seen().len() == 2).await;
+    assert_eq!(stored.rule_reads.load(Ordering::SeqCst), 1, "not re-read within the max age");
+
+    tokio::time::sleep(after_max_age).await;
+    running.sink.raise(banned(3));
+    until("the re-read", || stored.rule_reads.load(Ordering::SeqCst) == 2).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(receiver.seen().len(), 2, "the re-read rule is off: nothing sent");
+
+    // Switched on while the store does not answer: the last good read (off) is kept.
+    stored.banned_disabled.store(false, Ordering::SeqCst);
+    stored.down.store(true, Ordering::SeqCst);
+    tokio::time::sleep(after_max_age).await;
+    running.sink.raise(banned(4));
+    until("the failed re-read", || stored.rule_reads.load(Ordering::SeqCst) == 3).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(receiver.seen().len(), 2, "the last good read still says off");
+
+    // Answering again, past the max age of the failed attempt: the rule is on.
+    stored.down.store(false, Ordering::SeqCst);
+    tokio::time::sleep(after_max_age).await;
+    running.sink.raise(banned(5));
+    until("the alert under the re-read rule", || receiver.seen().len() == 3).await;
+    assert_eq!(stored.rule_reads.load(Ordering::SeqCst), 4);
     running.stop.cancel();
     running.task.await.expect("stops");
 }

@@ -62,12 +62,23 @@ pub async fn upgrade(
         api.engine.telemetry.request_refused(route, gateway_core::domain::Transport::Websocket, error.status());
         return reply::error(&error);
     }
-    let forwarded = extract::forwardable_headers(&headers);
+    let mut forwarded = extract::forwardable_headers(&headers);
+    upgrade_span_as_parent(&mut forwarded);
     let read_limit = api.body_limit.saturating_add(LIMIT_MARGIN);
     upgrade
         .max_message_size(read_limit)
         .max_frame_size(read_limit)
         .on_upgrade(move |socket| session(api, socket, api_key, forwarded))
+}
+
+/// With the trace exporter, each turn's `request` span is a child of the upgrade request's server
+/// span (ended at the 101; decision 0288): the turns carry that span's `traceparent` in place of
+/// the client's, which the server span adopted. Without the exporter nothing changes.
+fn upgrade_span_as_parent(headers: &mut Vec<(String, Bytes)>) {
+    if let Some(traceparent) = gateway_core::trace_context::current_traceparent() {
+        headers.retain(|(name, _)| name != "traceparent");
+        headers.push(("traceparent".to_owned(), Bytes::from(traceparent)));
+    }
 }
 
 async fn session(api: ClientApi, mut socket: WebSocket, api_key: Option<String>, headers: Vec<(String, Bytes)>) {

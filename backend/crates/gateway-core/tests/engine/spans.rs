@@ -15,7 +15,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
-use super::support::world::{Answer, JSON, STREAM, World, drain};
+use super::support::world::{Answer, JSON, KEY, STREAM, World, drain};
 
 /// One closed span as the layer saw it.
 #[derive(Debug, Clone)]
@@ -149,5 +149,30 @@ async fn phase_spans_are_not_built_when_their_target_is_off() {
     let closed = capture.closed();
     assert!(names(&closed).is_empty(), "{closed:?}");
     assert_eq!(capture.named("request").len(), 1, "the request span is still there");
+    world.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_request_span_is_a_child_of_the_server_span_it_runs_in_and_logs_the_clients_trace_id() {
+    let capture = Capture::default();
+    let _default = tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let world = World::new(&[1], &[]);
+    world.openai.then_answer().then_answer();
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let headers = vec![("traceparent".to_owned(), bytes::Bytes::from(traceparent))];
+    let server = tracing::info_span!("http");
+    let reply = tracing::Instrument::instrument(world.send_with(JSON, Some(KEY), headers), server).await;
+    let Answer::Json { status, .. } = Answer::of(reply) else { panic!("JSON") };
+    assert_eq!(status, 200);
+    let Answer::Json { status, .. } = Answer::of(world.send(JSON).await) else { panic!("JSON") };
+    assert_eq!(status, 200);
+
+    let requests = capture.named("request");
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let inside = requests.iter().find(|s| s.parent == Some("http")).expect("a child of the server span");
+    let outside = requests.iter().find(|s| s.parent.is_none()).expect("a root request span");
+    // Without an exporter the log's trace id is the client's, or empty.
+    assert_eq!(inside.fields.get("trace_id").map(String::as_str), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    assert_eq!(outside.fields.get("trace_id").map(String::as_str), Some(""), "{outside:?}");
     world.stop().await;
 }
