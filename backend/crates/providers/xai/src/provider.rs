@@ -125,7 +125,7 @@ impl XaiProvider {
     /// transcript the client key holds for it. Without one it is `previous_response_not_found`:
     /// official clients resend the history.
     async fn continuing<'c>(&self, call: &'c UpstreamCall<'_>) -> Result<Continuing<'c>, AttemptFailure> {
-        let lost = |why| AttemptFailure::new(FailureClass::ContinuationLost, SendState::NotSent, why);
+        let lost = |why: &'static str| AttemptFailure::new(FailureClass::ContinuationLost, SendState::NotSent, why);
         let transcripts = self.transport.transcripts();
         if let UpstreamRoute::Continue { response_id, .. } = call.route {
             let held = match transcripts {

@@ -104,7 +104,7 @@ impl Transport {
         let serving = call.account.id();
         let fresh = prepared.body.clone();
         let mut body = match &continuing {
-            Continuing::No => prepared.body,
+            Continuing::No => Ok(prepared.body),
             Continuing::Native { id, .. } => request::with_previous_response(&prepared.body, id),
             Continuing::Replay(held) => continuation::prepend(&prepared.body, held.for_account(serving)),
         }
