@@ -75,7 +75,8 @@ async fn a_stored_grok_response_continues_on_its_account_with_its_id() {
 #[tokio::test]
 async fn an_unstored_grok_response_is_continued_by_replaying_its_transcript() {
     let gateway = Gateway::start(vec![AccountSpec::xai("grok-a")]).await;
-    let first = gateway.responses(json!({"model": "grok-4.5", "input": "first question", "instructions": REASONING})).await;
+    let first =
+        gateway.responses(json!({"model": "grok-4.5", "input": "first question", "instructions": REASONING})).await;
     let first = ok(first).await;
     let id = first["id"].as_str().expect("id").to_owned();
     let ciphertext = first["output"][0]["encrypted_content"].clone();

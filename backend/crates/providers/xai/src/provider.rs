@@ -16,11 +16,11 @@ use gateway_core::snapshot::AccountEntry;
 use gateway_protocol::request::RequestBody;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
+use crate::continuation::Transcripts;
 use crate::credential::XaiCredential;
 use crate::models::{ModelMap, fallback_models};
 use crate::refresh::Refresher;
 use crate::settings::{CheckedUrls, InvalidSetting, XaiSetting, XaiSettings};
-use crate::continuation::Transcripts;
 use crate::transport::{Continuing, Transport};
 use crate::version_check::{ClientVersion, VersionCheck};
 

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use serde_json::Value;
 use gateway_core::domain::SendState;
 use gateway_core::provider::{
     AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
 };
 use gateway_protocol::{ApiError, ErrorCode, SseFramer};
 use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::classify::{MAX_ERROR_BODY, classify, classify_transport, is_reasoning_decode_failure};

@@ -57,7 +57,13 @@ fn memory() -> (Arc<Transcripts>, Arc<MemoryCoordination>) {
 }
 
 /// Runs one stream's frames through a recorder of `account`, finishing on the terminal.
-async fn record(transcripts: &Arc<Transcripts>, account: AccountId, earlier: Vec<Value>, sent: &Value, frames: &[SseFrame]) {
+async fn record(
+    transcripts: &Arc<Transcripts>,
+    account: AccountId,
+    earlier: Vec<Value>,
+    sent: &Value,
+    frames: &[SseFrame],
+) {
     let mut recorder = transcripts.recorder(KEY, account, earlier, sent.to_string().as_bytes());
     for frame in frames {
         if let Some(done) = recorder.observe(frame) {
@@ -77,8 +83,12 @@ async fn a_completed_response_keeps_its_input_as_sent_and_its_output_for_its_key
     let held = transcripts.load(KEY, "resp_1").await.expect("kept");
     assert_eq!(held.account, ACCOUNT);
     assert_eq!(held.items.len(), 3, "{:?}", held.items);
-    assert_eq!(held.items[0], json!({"type": "message", "role": "user",
-        "content": [{"type": "input_text", "text": "first question"}]}), "a text input is one user message");
+    assert_eq!(
+        held.items[0],
+        json!({"type": "message", "role": "user",
+        "content": [{"type": "input_text", "text": "first question"}]}),
+        "a text input is one user message"
+    );
     assert_eq!(held.items[1]["encrypted_content"], json!(cipher));
     assert!(held.items[1].get("status").is_none(), "only the portable reasoning fields: {}", held.items[1]);
     assert_eq!(held.items[2], assistant("first answer"));
@@ -149,7 +159,11 @@ fn a_replay_on_another_account_carries_no_ciphertext() {
     let cipher = ciphertext(2);
     let held = Held {
         account: ACCOUNT,
-        items: vec![reasoning("rs_1", &cipher), json!({"type": "reasoning", "id": "rs_2", "encrypted_content": cipher}), assistant("a")],
+        items: vec![
+            reasoning("rs_1", &cipher),
+            json!({"type": "reasoning", "id": "rs_2", "encrypted_content": cipher}),
+            assistant("a"),
+        ],
     };
     let same = held.for_account(ACCOUNT);
     assert_eq!(same, held.items, "the account that produced it gets it unchanged");
