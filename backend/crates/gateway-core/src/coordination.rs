@@ -28,6 +28,7 @@ pub mod lease_guard;
 pub mod notifications;
 pub mod oauth_pending;
 pub mod time;
+pub mod transcripts;
 
 pub use account_slots::{AccountCandidate, AccountFeedback, AccountLease, FenceToken, Ineligible};
 pub use acquire::{
@@ -47,6 +48,7 @@ pub use lease_guard::LeaseGuard;
 pub use notifications::{ChangeEvent, ChangeNotifier, ChangeSubscription};
 pub use oauth_pending::{ClaimId, ClaimRelease, FlowClaim, FlowCreate, FlowFinish, OAuthFlowKey, OAuthPendingFlows};
 pub use time::UnixMillis;
+pub use transcripts::{TranscriptKey, TranscriptStore};
 
 /// Every coordination port at once: what the composition root hands to the engine, the workers
 /// and the admin OAuth use cases. Implemented automatically for any type that implements all

@@ -216,7 +216,11 @@ impl Engine {
         let continuation = match &decoded.previous {
             Some(previous) => {
                 let found = continuation::resolve(self, &snapshot, &key, previous, inbound.session.as_ref()).await?;
-                plan.steps.retain(|(provider, _)| *provider == found.provider);
+                plan.steps.retain(|(provider, _)| found.providers.contains(provider));
+                if plan.steps.is_empty() {
+                    // No provider that may continue it serves this model.
+                    return Err(failover::previous_response_not_found());
+                }
                 Some(found)
             }
             None => None,
@@ -237,7 +241,7 @@ impl Engine {
             plan,
             route,
             session,
-            only_account: continuation.map(|c| c.owner),
+            only_account: continuation.and_then(|c| c.owner),
         })
     }
 

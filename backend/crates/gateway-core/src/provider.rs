@@ -248,6 +248,15 @@ pub trait Provider: Send + Sync + 'static {
         false
     }
 
+    /// Whether this provider can continue a `previous_response_id` it did not pin, or whose
+    /// owner cannot serve, on any of its accounts from a transcript it keeps itself (xAI's
+    /// replay continuation, PROTOCOL H.3). The engine then routes such a request to this
+    /// provider as an ordinary [`UpstreamRoute::Http`] call carrying the id in its body; the
+    /// provider answers [`FailureClass::ContinuationLost`] when it holds no transcript.
+    fn replays_continuations(&self) -> bool {
+        false
+    }
+
     /// Sends one call with one account's credential; returns once the upstream answered with
     /// headers (a cold stream) or failed.
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure>;

@@ -3,7 +3,8 @@
 //! Same contracts as the Redis adapter (both pass `tests/coordination_contract`): one mutex
 //! over plain maps stands in for Redis' single-threaded script execution, deadlines are
 //! timestamps compared on access, expired entries are swept every [`SWEEP_EVERY`] writes, and
-//! pub/sub is a broadcast channel. Nothing survives a restart, exactly like a lost Redis.
+//! pub/sub is a broadcast channel. Continuation transcripts live in their own bounded map on
+//! tokio's clock (`memory/transcripts.rs`). Nothing survives a restart, exactly like a lost Redis.
 
 mod acquire;
 mod admin_sessions;
@@ -17,6 +18,9 @@ mod leader_lease;
 mod login_throttle;
 mod notifications;
 mod oauth_pending;
+mod transcripts;
+
+pub use transcripts::TRANSCRIPT_ENTRIES;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -34,6 +38,8 @@ const CHANGE_BUFFER: usize = 64;
 pub struct MemoryCoordination {
     state: Mutex<State>,
     changes: broadcast::Sender<i64>,
+    /// Continuation transcripts: bounded by their own map (entries, tokio clock).
+    transcripts: transcripts::Transcripts,
 }
 
 impl Default for MemoryCoordination {
@@ -44,7 +50,11 @@ impl Default for MemoryCoordination {
 
 impl MemoryCoordination {
     pub fn new() -> Self {
-        Self { state: Mutex::new(State::default()), changes: broadcast::channel(CHANGE_BUFFER).0 }
+        Self {
+            state: Mutex::new(State::default()),
+            changes: broadcast::channel(CHANGE_BUFFER).0,
+            transcripts: transcripts::transcripts(),
+        }
     }
 
     /// The state, with the clock read under the lock (every operation is one critical section,

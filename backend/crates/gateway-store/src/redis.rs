@@ -26,6 +26,7 @@ mod notifications;
 mod oauth_pending;
 mod reply;
 mod script;
+mod transcripts;
 
 use std::time::Duration;
 

@@ -16,6 +16,7 @@ pub mod oauth_pending;
 pub mod selection;
 pub mod slot_lifetimes;
 pub mod slots;
+pub mod transcripts;
 
 pub use admin_sessions::*;
 pub use affinity::*;
@@ -31,6 +32,7 @@ pub use oauth_pending::*;
 pub use selection::*;
 pub use slot_lifetimes::*;
 pub use slots::*;
+pub use transcripts::*;
 
 /// One `#[tokio::test]` per contract function, each on a fresh adapter from `$factory(test)`.
 macro_rules! contract_tests {
@@ -88,6 +90,8 @@ macro_rules! coordination_contract_suite {
             login_attempts_count_atomically_and_uncount_to_zero,
             login_attempt_window_ends,
             admin_sessions_keep_their_stamp_and_end_per_user,
+            transcripts_are_read_back_by_their_key_only,
+            transcripts_expire,
         );
     };
 }

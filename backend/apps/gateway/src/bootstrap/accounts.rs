@@ -13,7 +13,7 @@ use crate::config::Config;
 use gateway_admin::oauth::OAuthLogins;
 use gateway_core::catalog::sync_catalogs;
 use gateway_core::catalog::{CatalogBook, CatalogSource};
-use gateway_core::coordination::{Leases, PeriodicLeader, ReplicaId};
+use gateway_core::coordination::{Leases, PeriodicLeader, ReplicaId, TranscriptStore};
 use gateway_core::credential_refresh::{CredentialRefresher, RefreshPorts, RefreshSettings};
 use gateway_core::oauth_login::OAuthLogin;
 use gateway_core::quota_probe::{QuotaProbe, QuotaProber};
@@ -80,7 +80,9 @@ pub fn build(
         .with_alerts(observe.alerts.clone()),
     );
     let openai = Arc::new(provider.with_refresher(refresher.clone()));
-    let xai = Arc::new(xai.with_refresher(refresher.clone()));
+    // Replay continuation keeps its transcripts in the coordination store (PROTOCOL H.3).
+    let transcripts: Arc<dyn TranscriptStore> = storage.coordination.clone();
+    let xai = Arc::new(xai.with_refresher(refresher.clone()).with_transcripts(transcripts));
     let prober = Arc::new(QuotaProber::new(
         vec![openai.clone() as Arc<dyn QuotaProbe>, xai.clone() as Arc<dyn QuotaProbe>],
         quota,

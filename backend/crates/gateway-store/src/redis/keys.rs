@@ -2,10 +2,11 @@
 //! Cluster too:
 //! - hot family `{P}:…` (admission, accounts, affinity, circuits, boots and replicas): the
 //!   acquire script touches all of them at once, so they live in one slot;
-//! - `P:pin:{id}`, `P:oauth:v1:<provider>:{flow}`, `P:lease:{name}…`: one tag per record.
+//! - `P:pin:{id}`, `P:oauth:v1:<provider>:{flow}`, `P:transcript:{key}`, `P:lease:{name}…`: one
+//!   tag per record.
 
 use gateway_core::coordination::affinity::hex;
-use gateway_core::coordination::{AffinityKey, CoordinationError, OAuthFlowKey};
+use gateway_core::coordination::{AffinityKey, CoordinationError, OAuthFlowKey, TranscriptKey};
 use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, ReplicaName};
 use sha2::{Digest, Sha256};
 
@@ -90,6 +91,11 @@ impl KeyLayout {
     /// The response id is opaque bytes of any length: the key holds its SHA-256.
     pub(crate) fn pin(&self, response_id: &[u8]) -> String {
         format!("{}:pin:{{{}}}", self.prefix, hex(&Sha256::digest(response_id)))
+    }
+
+    /// A continuation transcript (the key is already a digest of client key and response id).
+    pub(crate) fn transcript(&self, key: &TranscriptKey) -> String {
+        format!("{}:transcript:{{{}}}", self.prefix, key.to_hex())
     }
 
     pub(crate) fn oauth_flow(&self, key: &OAuthFlowKey) -> String {

@@ -11,7 +11,9 @@
 //!   placeholder before they can reach a client;
 //! - one `execute` uses one credential and prepares one cold stream; its one resend is the
 //!   history without reasoning ciphertext after xAI could not decrypt it (PROTOCOL H.5,
-//!   decision 0277), on the same account, before anything reached the client;
+//!   decision 0277), on the same account, before anything reached the client; a native
+//!   continuation xAI no longer holds is replayed from the gateway's transcript the same way
+//!   (decision 0290);
 //! - every upstream URL passes the shared SSRF guard (`gateway_transport::upstream_url`);
 //! - the network only through gateway-transport; never depends on another provider crate.
 
@@ -20,6 +22,7 @@ pub mod catalog;
 pub mod classify;
 pub mod compact;
 pub mod config;
+pub mod continuation;
 pub mod credential;
 pub mod egress;
 pub mod events;

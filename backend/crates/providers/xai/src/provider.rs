@@ -16,11 +16,12 @@ use gateway_core::snapshot::AccountEntry;
 use gateway_protocol::request::RequestBody;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
+use crate::continuation::Transcripts;
 use crate::credential::XaiCredential;
 use crate::models::{ModelMap, fallback_models};
 use crate::refresh::Refresher;
 use crate::settings::{CheckedUrls, InvalidSetting, XaiSetting, XaiSettings};
-use crate::transport::Transport;
+use crate::transport::{Continuing, Transport};
 use crate::version_check::{ClientVersion, VersionCheck};
 
 pub struct XaiProvider {
@@ -69,6 +70,13 @@ impl XaiProvider {
         self
     }
 
+    /// Keeps continuation transcripts in `store` (the coordination store), so a
+    /// `previous_response_id` xAI cannot continue natively is replayed (PROTOCOL H.3).
+    pub fn with_transcripts(mut self, store: Arc<dyn gateway_core::coordination::TranscriptStore>) -> Self {
+        self.transport.keep_transcripts(Arc::new(Transcripts::new(store)));
+        self
+    }
+
     pub fn renewer(&self) -> crate::renewer::XaiRenewer {
         crate::renewer::XaiRenewer::new(self.refresher.clone())
     }
@@ -111,6 +119,35 @@ impl XaiProvider {
         self.credentials.current(account)
     }
 
+    /// How `call` continues an earlier response (PROTOCOL H.3). Native: the engine routed a
+    /// pinned response to its owner and the pinned upstream id goes back in (with the held
+    /// transcript, if any, for the fallback). Replay: any other `previous_response_id`, from the
+    /// transcript the client key holds for it. Without one it is `previous_response_not_found`:
+    /// official clients resend the history.
+    async fn continuing<'c>(&self, call: &'c UpstreamCall<'_>) -> Result<Continuing<'c>, AttemptFailure> {
+        let lost = |why: &'static str| AttemptFailure::new(FailureClass::ContinuationLost, SendState::NotSent, why);
+        let transcripts = self.transport.transcripts();
+        if let UpstreamRoute::Continue { response_id, .. } = call.route {
+            let held = match transcripts {
+                Some(transcripts) if call.operation != Operation::ResponsesCompact => {
+                    transcripts.load(call.client_key, response_id).await
+                }
+                _ => None,
+            };
+            return Ok(Continuing::Native { id: response_id, held });
+        }
+        let Some(previous) = call.view.string(call.body, "previous_response_id").ok().flatten() else {
+            return Ok(Continuing::No);
+        };
+        let Some(transcripts) = transcripts.filter(|_| call.operation != Operation::ResponsesCompact) else {
+            return Err(lost("no stored xAI response to continue"));
+        };
+        match transcripts.load(call.client_key, &previous).await {
+            Some(held) => Ok(Continuing::Replay(held)),
+            None => Err(lost("no transcript of the xAI response to continue")),
+        }
+    }
+
     /// The newest stored credential, off the hot path (see [`ProviderCredentials::freshest`]).
     pub(crate) async fn freshest_credential(
         &self,
@@ -144,27 +181,20 @@ impl Provider for XaiProvider {
         view.boolean(body, "store").ok().flatten() == Some(true)
     }
 
+    /// Any `previous_response_id` this provider is routed is continued from the transcript it
+    /// keeps, when it keeps them.
+    fn replays_continuations(&self) -> bool {
+        self.transport.transcripts().is_some()
+    }
+
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {
-        // Native continuation: the engine routes a pinned response to its owner, and the pinned
-        // upstream id goes back in. Any other `previous_response_id` (not pinned, or the route
-        // lost) is answered `previous_response_not_found`: official clients resend the history.
-        let previous = match call.route {
-            UpstreamRoute::Continue { response_id, .. } => Some(response_id.as_str()),
-            _ if call.view.has("previous_response_id") => {
-                return Err(AttemptFailure::new(
-                    FailureClass::ContinuationLost,
-                    SendState::NotSent,
-                    "no stored xAI response to continue",
-                ));
-            }
-            _ => None,
-        };
+        let continuing = self.continuing(&call).await?;
         let (_, credential) = self.credential_for(call.account)?;
         let upstream_model = self.models.upstream(call.upstream_model);
         if call.operation == Operation::ResponsesCompact {
             return self.transport.compact(&call, &credential, &upstream_model).await;
         }
-        self.transport.send(&call, &credential, &upstream_model, previous).await
+        self.transport.send(&call, &credential, &upstream_model, continuing).await
     }
 
     async fn recover_credential(&self, account: AccountId) -> Result<(), AttemptFailure> {

@@ -12,9 +12,11 @@ use gateway_core::provider::{
 };
 use gateway_protocol::{ApiError, ErrorCode, SseFrame, SseFramer};
 use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::classify::{MAX_ERROR_BODY, classify, classify_transport, is_reasoning_decode_failure};
+use crate::continuation::{self, Held, TranscriptRecorder, Transcripts};
 use crate::credential::XaiCredential;
 use crate::events::{Translated, Translator};
 use crate::headers::{self, CallHeaders};
@@ -33,6 +35,19 @@ pub struct Transport {
     agent_id: String,
     pub(crate) stream_idle_timeout: Duration,
     replay: Arc<ReplayCache>,
+    /// Replay continuation (PROTOCOL H.3); `None` keeps no transcripts.
+    transcripts: Option<Arc<Transcripts>>,
+}
+
+/// How a request continues an earlier response.
+pub enum Continuing<'a> {
+    /// Not a continuation.
+    No,
+    /// xAI holds `id` for this account; `held` is the gateway's transcript of it, if any (the
+    /// replay fallback, and the start of this turn's own transcript).
+    Native { id: &'a str, held: Option<Held> },
+    /// The held transcript goes in front of the new input.
+    Replay(Held),
 }
 
 impl Transport {
@@ -52,7 +67,16 @@ impl Transport {
         let compact_url = uri(format!("{}/responses/compact", api_url.trim_end_matches('/')))?;
         let agent_id = uuid::Uuid::new_v4().to_string();
         let replay = Arc::new(ReplayCache::default());
-        Ok(Self { http, responses_url, compact_url, version, agent_id, stream_idle_timeout, replay })
+        Ok(Self { http, responses_url, compact_url, version, agent_id, stream_idle_timeout, replay, transcripts: None })
+    }
+
+    /// Keeps continuation transcripts in `transcripts` (replay continuation, PROTOCOL H.3).
+    pub fn keep_transcripts(&mut self, transcripts: Arc<Transcripts>) {
+        self.transcripts = Some(transcripts);
+    }
+
+    pub fn transcripts(&self) -> Option<&Arc<Transcripts>> {
+        self.transcripts.as_ref()
     }
 
     /// The reasoning replay cache of this process (PROTOCOL H.7).
@@ -66,58 +90,54 @@ impl Transport {
 
     /// Sends `call` as `upstream_model` and returns at the response headers. A history whose
     /// reasoning ciphertext xAI cannot decrypt (another account's) is sent once more without it
-    /// (PROTOCOL H.5), on the same account and credential. `previous` (native continuation)
-    /// names the stored response to continue; xAI not finding it, or not decrypting its
-    /// reasoning, is `ContinuationLost` before anything reached the client.
+    /// (PROTOCOL H.5), on the same account and credential. A native continuation that xAI no
+    /// longer holds (404, or its reasoning not decrypted) is replayed from the held transcript
+    /// on the same account, or is `ContinuationLost` without one, before anything reached the
+    /// client.
     pub async fn send(
         &self,
         call: &UpstreamCall<'_>,
         credential: &XaiCredential,
         upstream_model: &str,
-        previous: Option<&str>,
+        continuing: Continuing<'_>,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let scope = call.client_key.0.to_string();
         let mut prepared = request::prepare(call.body, upstream_model, &scope).map_err(normalization_failure)?;
         if prepared.compaction {
             prepared.body = crate::inband::body(&prepared.body).map_err(normalization_failure)?;
         }
-        if let Some(previous) = previous {
-            prepared.body = request::with_previous_response(&prepared.body, previous).map_err(normalization_failure)?;
+        let serving = call.account.id();
+        let fresh = prepared.body.clone();
+        let mut body = match &continuing {
+            Continuing::No => Ok(prepared.body.clone()),
+            Continuing::Native { id, .. } => request::with_previous_response(&prepared.body, id),
+            Continuing::Replay(held) => continuation::prepend(&prepared.body, held.for_account(serving)),
         }
+        .map_err(normalization_failure)?;
+        let native = matches!(continuing, Continuing::Native { .. });
         // Reasoning the client did not send back, from this account's previous turn (H.7); not
         // with a native continuation, where xAI holds the turn.
-        let replay_key = prepared.session.clone().filter(|_| previous.is_none()).map(|session| ReplayKey {
+        let replay_key = prepared.session.clone().filter(|_| !native).map(|session| ReplayKey {
             model: upstream_model.to_owned(),
             session,
-            account: call.account.id(),
+            account: serving,
         });
-        if let Some(filled) = replay_key.as_ref().and_then(|key| self.replay.fill(key, &prepared.body)) {
-            prepared.body = request::rewrite_history(filled, &prepared.tools);
+        if let Some(filled) = replay_key.as_ref().and_then(|key| self.replay.fill(key, &body)) {
+            body = request::rewrite_history(filled, &prepared.tools);
         }
+        // Held items that precede the body in this turn's transcript (`None`: keep none).
+        let earlier = match &continuing {
+            Continuing::Native { held, .. } => held.as_ref().map(|held| held.for_account(serving)),
+            _ => Some(Vec::new()),
+        };
         let version = self.version.current();
         let started = Instant::now();
         // A compaction goes without `prompt_cache_key`, so without the session headers too.
         let session = prepared.session.as_deref().filter(|_| !prepared.compaction);
         let head = Head { call, credential, model: upstream_model, session, version: &version };
-        let mut answer = self.post(&self.responses_url, &head, prepared.body.clone(), STREAM).await?;
-        if let Answer::Refused { status, body, .. } = &answer
-            && previous.is_some()
-            && (*status == 404 || is_reasoning_decode_failure(*status, body))
-        {
-            return Err(AttemptFailure::new(
-                FailureClass::ContinuationLost,
-                SendState::NotSent,
-                "xAI no longer holds the response to continue",
-            ));
-        }
-        if let Answer::Refused { status, body, .. } = &answer
-            && is_reasoning_decode_failure(*status, body)
-            && let Some(stripped) = strip_ciphertext(&prepared.body)
-        {
-            tracing::info!("xAI could not decrypt reasoning of the history; sending it once more without ciphertext");
-            answer = self.post(&self.responses_url, &head, stripped, STREAM).await?;
-        }
-        let response = match answer {
+        let sent = self.answer(&head, &continuing, &fresh, body, earlier).await?;
+        let (body, earlier) = (sent.body, sent.earlier);
+        let response = match sent.answer {
             Answer::Stream(response) => response,
             Answer::Refused { status, body, retry_after } => {
                 return Err(self.refused(status, &body, retry_after, &version));
@@ -126,10 +146,17 @@ impl Transport {
         let idle = self.stream_idle_timeout;
         let stream = if prepared.compaction {
             let replay = replay_key.map(|key| (self.replay.clone(), key));
-            crate::inband::frames(frames(response, idle, None, prepared.tools), replay)
+            crate::inband::frames(frames(response, idle, Recorders::default(), prepared.tools), replay)
         } else {
-            let recorder = replay_key.map(|key| Recorder::new(self.replay.clone(), key));
-            frames(response, idle, recorder, prepared.tools)
+            let recorders = Recorders {
+                replay: replay_key.map(|key| Recorder::new(self.replay.clone(), key)),
+                transcript: self
+                    .transcripts
+                    .as_ref()
+                    .zip(earlier)
+                    .map(|(transcripts, earlier)| transcripts.recorder(call.client_key, serving, earlier, &body)),
+            };
+            frames(response, idle, recorders, prepared.tools)
         };
         Ok(UpstreamReply {
             frames: stream,
@@ -140,6 +167,46 @@ impl Transport {
             headers_time: started.elapsed(),
             transport: gateway_core::domain::Transport::Http,
         })
+    }
+
+    /// Posts `body`; a native continuation xAI no longer holds is replayed from the held
+    /// transcript (or is `ContinuationLost`), and a history whose ciphertext xAI cannot
+    /// decrypt is sent once more without it.
+    async fn answer(
+        &self,
+        head: &Head<'_, '_>,
+        continuing: &Continuing<'_>,
+        fresh: &[u8],
+        mut body: Vec<u8>,
+        mut earlier: Option<Vec<Value>>,
+    ) -> Result<Sent, AttemptFailure> {
+        let mut answer = self.post(&self.responses_url, head, body.clone(), STREAM).await?;
+        if let Answer::Refused { status, body: refusal, .. } = &answer
+            && let Continuing::Native { held, .. } = continuing
+            && (*status == 404 || is_reasoning_decode_failure(*status, refusal))
+        {
+            let Some(held) = held else {
+                return Err(AttemptFailure::new(
+                    FailureClass::ContinuationLost,
+                    SendState::NotSent,
+                    "xAI no longer holds the response to continue",
+                ));
+            };
+            tracing::info!("xAI no longer holds the response to continue; replaying the gateway's transcript");
+            let items = held.for_account(head.call.account.id());
+            body = continuation::prepend(fresh, items).map_err(normalization_failure)?;
+            earlier = Some(Vec::new());
+            answer = self.post(&self.responses_url, head, body.clone(), STREAM).await?;
+        }
+        if let Answer::Refused { status, body: refusal, .. } = &answer
+            && is_reasoning_decode_failure(*status, refusal)
+            && let Some(stripped) = strip_ciphertext(&body)
+        {
+            tracing::info!("xAI could not decrypt reasoning of the history; sending it once more without ciphertext");
+            body = stripped;
+            answer = self.post(&self.responses_url, head, body.clone(), STREAM).await?;
+        }
+        Ok(Sent { body, earlier, answer })
     }
 
     /// The failure of a refused call; a 426 asks for a version check.
@@ -225,6 +292,14 @@ pub(crate) struct Head<'a, 'c> {
     pub(crate) version: &'a str,
 }
 
+/// What [`Transport::answer`] sent last and how it was answered.
+struct Sent {
+    body: Vec<u8>,
+    /// Held items in front of `body` in the turn's transcript (`None`: keep no transcript).
+    earlier: Option<Vec<Value>>,
+    answer: Answer,
+}
+
 /// The upstream's answer at its headers.
 pub(crate) enum Answer {
     Stream(HttpResponse),
@@ -245,26 +320,40 @@ fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {
     StreamFailure { message: message.to_owned(), idle_timeout }
 }
 
+/// What watches one stream: the reasoning replay cache (H.7) and the continuation transcript
+/// (H.3).
+#[derive(Default)]
+pub struct Recorders {
+    pub replay: Option<Recorder>,
+    pub transcript: Option<TranscriptRecorder>,
+}
+
 /// The upstream body as clean Responses frames; a body that ends before the terminal event is
-/// a stream failure. `recorder` sees every frame passed on (the replay cache); calls of tools
-/// `tools` renamed are given back their client shape.
-pub fn frames(response: HttpResponse, idle: Duration, recorder: Option<Recorder>, tools: ToolMap) -> FrameStream {
+/// a stream failure. `recorders` see every frame passed on; a completed response's transcript
+/// is kept before its terminal frame is passed on, so the client's next turn finds it. Calls of
+/// tools `tools` renamed are given back their client shape.
+pub fn frames(response: HttpResponse, idle: Duration, recorders: Recorders, tools: ToolMap) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
         translator: Translator,
-        recorder: Option<Recorder>,
+        recorders: Recorders,
         pending: VecDeque<SseFrame>,
         finished: bool,
     }
     let translator = Translator::with_tools(tools);
     let pending = VecDeque::new();
-    let state = State { body: response, framer: SseFramer::new(), translator, recorder, pending, finished: false };
+    let state = State { body: response, framer: SseFramer::new(), translator, recorders, pending, finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
             if let Some(frame) = state.pending.pop_front() {
-                if let Some(recorder) = state.recorder.as_mut() {
+                if let Some(recorder) = state.recorders.replay.as_mut() {
                     recorder.observe(&frame);
+                }
+                if let Some(recorder) = state.recorders.transcript.as_mut()
+                    && let Some(completed) = recorder.observe(&frame)
+                {
+                    recorder.finish(completed).await;
                 }
                 return Some((Ok(UpstreamEvent::Frame(frame)), state));
             }

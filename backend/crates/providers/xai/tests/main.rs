@@ -5,6 +5,7 @@
 mod catalog_billing;
 mod classify;
 mod compact;
+mod continuation;
 mod events;
 mod import;
 mod inband;

@@ -11,7 +11,7 @@ use gateway_admin::ports::{
 use gateway_admin::ports::{AdminUsers, AlertSettings};
 use gateway_core::coordination::{
     ChangeNotifier, ContinuationPins, Cooldowns, Leases, OAuthPendingFlows, ProviderCircuits, ReplicaHeartbeats,
-    RequestSlots, SessionAffinity,
+    RequestSlots, SessionAffinity, TranscriptStore,
 };
 use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
 use gateway_store::postgres::{PgStore, ResealCounts, SealedKind};
@@ -81,6 +81,7 @@ pub trait Coordination:
     + LoginThrottle
     + ProviderCircuits
     + Cooldowns
+    + TranscriptStore
 {
 }
 
@@ -97,6 +98,7 @@ impl<T> Coordination for T where
         + LoginThrottle
         + ProviderCircuits
         + Cooldowns
+        + TranscriptStore
 {
 }
 
