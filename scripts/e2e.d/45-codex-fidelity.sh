@@ -38,9 +38,13 @@ last_turn() { # the last POST /codex/responses the simulator recorded
   curl -fsS "$SIM/_sim/requests" | json "json.dumps([r for r in d if r['method']=='POST' and r['path'].endswith('/codex/responses')][-1])"
 }
 mkdir -p "$WORK/cwd"
+# Both runs use the same CODEX_HOME path (Codex names it in the instructions it sends: the skill
+# roots), each a fresh directory: the first run's is moved aside before the second starts.
+CODEX_HOME_PATH="$WORK/codex-home"
 
 # ---- 1. Codex straight to the simulator (what the real backend would see from Codex) -----------
-direct_home="$(mktemp -d "$WORK/codex-direct.XXXXXX")"
+direct_home="$CODEX_HOME_PATH"
+mkdir -p "$direct_home"
 curl -fsS -X POST "$SIM/_sim/accounts" -H 'content-type: application/json' -d '{"id":"acct-fidelity-direct","plan":"pro"}' \
   | json "json.dumps(d['tokens']['codex_auth_json'])" >"$direct_home/auth.json"
 cat >"$direct_home/config.toml" <<TOML
@@ -59,13 +63,15 @@ curl -fsS -X DELETE "$SIM/_sim/requests" >/dev/null
 answer="$(run_codex "$direct_home" "")"
 [[ "$answer" == "hello fidelity" ]] || fail "codex direct answer was: $answer"
 last_turn >"$WORK/direct.json"
+mv "$direct_home" "$WORK/codex-direct"
 echo "ok - codex $("$CODEX_BIN" --version | awk '{print $2}') straight to the simulator: turn recorded"
 
 # ---- 2. Codex through the gateway (what the gateway sends upstream) ----------------------------
 # The same mode as in 1 (a ChatGPT-backend client, so Codex reads the gateway's Codex catalog
 # and sends what it would send to the backend), against the gateway's `/backend-api` routes:
 # the auth.json of another simulator account with the gateway key as its access token.
-gw_home="$(mktemp -d "$WORK/codex-gw.XXXXXX")"
+gw_home="$CODEX_HOME_PATH"
+mkdir -p "$gw_home"
 curl -fsS -X POST "$SIM/_sim/accounts" -H 'content-type: application/json' -d '{"id":"acct-fidelity-client","plan":"pro"}' \
   | KEY="$KEY" json "json.dumps({**d['tokens']['codex_auth_json'], 'tokens': {**d['tokens']['codex_auth_json']['tokens'], 'access_token': __import__('os').environ['KEY']}})" \
   >"$gw_home/auth.json"

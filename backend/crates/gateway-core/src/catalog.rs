@@ -7,7 +7,13 @@
 //! tag seen on a normal response that differs from the known one asks for a resync.
 //!
 //! The book lives per replica (each replica fetches once per plan per period, conditional on the
-//! entity tag); it is a cache, never a business fact.
+//! entity tag); it is a cache, never a business fact. Beside the model ids it keeps each plan's
+//! upstream entries ([`CatalogEntry`], the raw ModelInfo objects a Codex catalog carries), which
+//! the Codex catalog route serves as they were sent.
+
+mod entry;
+
+pub use entry::{CatalogEntry, CatalogEntryError, MAX_CATALOG_ENTRY_BYTES, SyncedEntry, pick_entry};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -37,6 +43,9 @@ pub enum CatalogFetch {
     Models {
         etag: Option<String>,
         models: Vec<ModelInfo>,
+        /// The upstream's own entries of (some of) `models`; empty for a provider whose
+        /// catalog has none to serve.
+        entries: Vec<CatalogEntry>,
     },
 }
 
@@ -60,6 +69,7 @@ struct PlanCatalog {
     etag: Option<String>,
     models: Vec<ModelInfo>,
     ids: HashSet<String>,
+    entries: HashMap<String, CatalogEntry>,
     fetched_at: OffsetDateTime,
 }
 
@@ -158,10 +168,28 @@ impl CatalogBook {
         views
     }
 
-    /// Installs a fetched catalog for `plan`.
-    pub fn install(&self, plan: &str, etag: Option<String>, models: Vec<ModelInfo>) {
-        let ids = models.iter().map(|m| m.id.clone()).collect();
-        let catalog = Arc::new(PlanCatalog { etag, models, ids, fetched_at: OffsetDateTime::now_utc() });
+    /// The upstream's entry of `model` in the catalog of `plan`, with the time that catalog was
+    /// installed; `None` for a plan nobody fetched yet (the fallback has no entries) and for a
+    /// model the catalog lists without one.
+    pub fn entry(&self, plan: &str, model: &str) -> Option<SyncedEntry> {
+        let state = self.state.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let catalog = state.plans.get(plan)?;
+        let entry = catalog.entries.get(model)?;
+        Some(SyncedEntry { fetched_at: catalog.fetched_at, entry: entry.clone() })
+    }
+
+    /// Installs a fetched catalog for `plan`: its models and the upstream's entries of them
+    /// (an entry of a model `models` does not list is dropped; the first entry of a slug wins).
+    pub fn install(&self, plan: &str, etag: Option<String>, models: Vec<ModelInfo>, entries: Vec<CatalogEntry>) {
+        let ids: HashSet<String> = models.iter().map(|m| m.id.clone()).collect();
+        let mut by_slug = HashMap::new();
+        for entry in entries {
+            if ids.contains(entry.slug()) {
+                by_slug.entry(entry.slug().to_owned()).or_insert(entry);
+            }
+        }
+        let catalog =
+            Arc::new(PlanCatalog { etag, models, ids, entries: by_slug, fetched_at: OffsetDateTime::now_utc() });
         let mut guard = self.state.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut plans = guard.plans.clone();
         plans.insert(plan.to_owned(), catalog);
@@ -234,8 +262,8 @@ pub async fn sync_catalogs(
                     report.unchanged.push(plan.to_owned());
                     done = true;
                 }
-                Ok(CatalogFetch::Models { etag, models }) => {
-                    book.install(plan, etag, models);
+                Ok(CatalogFetch::Models { etag, models, entries }) => {
+                    book.install(plan, etag, models, entries);
                     report.updated.push(plan.to_owned());
                     done = true;
                 }

@@ -16,6 +16,7 @@ use gateway_protocol::request::RequestBody;
 use gateway_protocol::{ApiError, SseFrame};
 use time::OffsetDateTime;
 
+use crate::catalog::SyncedEntry;
 use crate::domain::{AccountId, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
 use crate::snapshot::AccountEntry;
 
@@ -238,6 +239,13 @@ pub trait Provider: Send + Sync + 'static {
 
     /// The models `account` can serve, from memory.
     fn models(&self, account: &AccountEntry) -> Vec<ModelInfo>;
+
+    /// The upstream's own catalog entry of `model` for `account` (what the Codex catalog route
+    /// serves), from memory. A provider whose catalogs carry no such entries keeps the default.
+    fn catalog_entry(&self, account: &AccountEntry, model: &str) -> Option<SyncedEntry> {
+        let _ = (account, model);
+        None
+    }
 
     /// Whether the upstream keeps the response of this HTTP request, so that a later
     /// `previous_response_id` can continue it natively on the same account (xAI with

@@ -67,6 +67,72 @@ async fn codex_backend_responses_and_models_answer_like_the_chatgpt_backend() {
     assert_eq!(body["error"]["code"], "not_found");
 }
 
+/// The simulator's own catalog for a `plan` account, by slug (what Codex straight to the
+/// backend reads).
+async fn upstream_catalog(gateway: &Gateway, plan: &str) -> Vec<Value> {
+    let tokens =
+        gateway.sim.add_account(AccountSpec::openai(&format!("direct-{plan}")).with_plan(plan)).expect("account");
+    let body: Value = gateway
+        .client()
+        .get(format!("{}/models?client_version=0.171.0", gateway.sim.codex_base_url()))
+        .bearer_auth(&tokens.access_token)
+        .send()
+        .await
+        .expect("direct catalog")
+        .json()
+        .await
+        .expect("json");
+    body["models"].as_array().expect("models").clone()
+}
+
+#[tokio::test]
+async fn the_codex_catalog_serves_the_upstreams_own_entries_and_neutral_ones_for_the_rest() {
+    let gateway = crate::admin_api::gateway(
+        vec![
+            AccountSpec::openai("acct-plus").with_plan("plus"),
+            AccountSpec::openai("acct-pro").with_plan("pro"),
+            AccountSpec::xai("grok-a"),
+        ],
+        &[],
+    )
+    .await;
+    let admin = crate::admin_api::Admin::login(&gateway).await;
+    let changed = admin.patch("/settings", json!({"modelAliases": {"codex-fast": "gpt-5.4"}})).await;
+    assert_eq!(changed.status, 200, "{}", changed.text);
+    let path = "/backend-api/codex/models?client_version=0.171.0";
+    let served =
+        wait_until("the synced catalogs and the alias in the Codex catalog", Duration::from_secs(20), || async {
+            let (status, body) = get(&gateway, path).await;
+            let models = body["models"].as_array()?.clone();
+            let synced = models.iter().any(|m| m["slug"] == "gpt-5.4-pro" && m["base_instructions"] != "");
+            (status == 200 && synced && models.iter().any(|m| m["slug"] == "codex-fast")).then_some(models)
+        })
+        .await
+        .expect("the catalog");
+    let upstream = upstream_catalog(&gateway, "pro").await;
+    assert!(upstream.len() >= 6, "{upstream:?}");
+    for entry in &upstream {
+        let slug = entry["slug"].as_str().expect("slug");
+        let ours = served.iter().find(|m| m["slug"] == slug).unwrap_or_else(|| panic!("{slug} is served"));
+        assert_eq!(ours, entry, "{slug}: the upstream's entry, every field as sent");
+    }
+    let neutral = |slug: &str| {
+        let model = served.iter().find(|m| m["slug"] == slug).unwrap_or_else(|| panic!("{slug} in {served:?}"));
+        assert_eq!(model["base_instructions"], "", "{slug}: {model}");
+        assert!(model.get("apply_patch_tool_type").is_none() && model.get("available_in_plans").is_none(), "{model}");
+    };
+    neutral("codex-fast");
+    let grok: Vec<&str> = served.iter().filter_map(|m| m["slug"].as_str()).filter(|s| s.starts_with("grok")).collect();
+    assert!(!grok.is_empty(), "the xAI models are listed: {served:?}");
+    grok.iter().for_each(|slug| neutral(slug));
+    let largest = upstream.iter().filter_map(|m| m["priority"].as_i64()).max().expect("priorities");
+    let alias = served.iter().find(|m| m["slug"] == "codex-fast").expect("alias");
+    assert!(alias["priority"].as_i64().is_some_and(|p| p > largest), "neutral entries after the upstream's: {alias}");
+
+    let (_, v1) = get(&gateway, "/v1/models?client_version=0.171.0").await;
+    assert_eq!(v1["models"].as_array(), Some(&served), "the same catalog on /v1/models?client_version=");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wham_usage_reports_the_pool_windows_aggregated_over_the_keys_accounts() {
     let gateway = Gateway::start_with(

@@ -4,9 +4,10 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use gateway_core::provider::ModelInfo;
+use gateway_protocol::codex_catalog::{self, CatalogItem};
 use gateway_protocol::{ApiError, ErrorCode};
 use serde_json::{Value, json};
 
@@ -38,11 +39,16 @@ pub async fn list(State(api): State<ClientApi>, headers: HeaderMap, Query(query)
     }
 }
 
-/// The models visible to the key in the Codex catalog shape (`{"models":[ModelInfo…]}`).
+/// The models visible to the key in the Codex catalog shape (`{"models":[ModelInfo…]}`): the
+/// upstream's own entry where a catalog of the key's accounts has one, else the neutral entry.
 pub fn codex_catalog(api: &ClientApi, headers: &HeaderMap) -> Response {
-    match api.engine.models(extract::api_key(headers).as_deref()) {
+    match api.engine.catalog_models(extract::api_key(headers).as_deref()) {
         Ok(models) => {
-            Json(gateway_protocol::codex_catalog::catalog(models.iter().map(|m| m.id.as_str()))).into_response()
+            let items = models.iter().map(|model| match &model.upstream_entry {
+                Some(entry) => CatalogItem::Upstream { json: entry.json(), priority: entry.priority() },
+                None => CatalogItem::Neutral(&model.info.id),
+            });
+            ([(header::CONTENT_TYPE, "application/json")], codex_catalog::catalog_body(items)).into_response()
         }
         Err(error) => reply::error(&error),
     }

@@ -4,14 +4,16 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gateway_core::catalog::{CatalogFetch, CatalogFetchError, CatalogSource};
+use gateway_core::catalog::{CatalogEntry, CatalogFetch, CatalogFetchError, CatalogSource};
 use gateway_core::domain::ProviderKind;
 use gateway_core::provider::ModelInfo;
 use gateway_core::snapshot::AccountEntry;
 use gateway_transport::HttpRequest;
 use http::{HeaderName, HeaderValue};
 use secrecy::ExposeSecret;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::oauth::encode;
 use crate::provider::OpenAiProvider;
@@ -19,20 +21,33 @@ use crate::provider::OpenAiProvider;
 /// Codex gives the models endpoint five seconds.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The slugs of a `{"models":[…]}` answer, in the upstream's priority order.
-pub fn parse_models(body: &Value) -> Option<Vec<ModelInfo>> {
-    let mut models: Vec<(i64, String)> = body
-        .get("models")?
-        .as_array()?
+/// A `{"models":[…]}` answer: the slugs in the upstream's priority order, and each model's
+/// entry as sent (an entry past [`gateway_core::catalog::MAX_CATALOG_ENTRY_BYTES`] is not kept:
+/// its model is still listed). `None` when the body has no models list.
+pub fn parse_catalog(body: &[u8]) -> Option<(Vec<ModelInfo>, Vec<CatalogEntry>)> {
+    #[derive(Deserialize)]
+    struct Catalog<'a> {
+        #[serde(borrow)]
+        models: Vec<&'a RawValue>,
+    }
+    let catalog: Catalog<'_> = serde_json::from_slice(body).ok()?;
+    let mut models: Vec<(i64, String, Option<CatalogEntry>)> = catalog
+        .models
         .iter()
-        .filter_map(|m| {
-            let slug = m.get("slug").and_then(Value::as_str).filter(|s| !s.is_empty())?;
-            Some((m.get("priority").and_then(Value::as_i64).unwrap_or(i64::MAX), slug.to_owned()))
+        .filter_map(|raw| {
+            let head: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+            let slug = head.get("slug").and_then(Value::as_str).filter(|s| !s.is_empty())?.to_owned();
+            let priority = head.get("priority").and_then(Value::as_i64).unwrap_or(i64::MAX);
+            let entry = CatalogEntry::parse(raw.get())
+                .map_err(|error| tracing::debug!(%slug, %error, "catalog entry not kept"))
+                .ok();
+            Some((priority, slug, entry))
         })
         .collect();
-    models.sort();
+    models.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     models.dedup_by(|a, b| a.1 == b.1);
-    Some(models.into_iter().map(|(_, id)| ModelInfo { id, owned_by: "openai" }).collect())
+    let entries = models.iter().filter_map(|(_, _, entry)| entry.clone()).collect();
+    Some((models.into_iter().map(|(_, id, _)| ModelInfo { id, owned_by: "openai" }).collect(), entries))
 }
 
 #[async_trait]
@@ -77,12 +92,11 @@ impl CatalogSource for OpenAiProvider {
             status => return Err(CatalogFetchError(format!("models endpoint {status}"))),
         }
         let etag = fetched.headers.get(http::header::ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = fetched.body;
-        let value: Value = serde_json::from_slice(&body).map_err(|_| CatalogFetchError("malformed catalog".into()))?;
-        let models = parse_models(&value).ok_or_else(|| CatalogFetchError("no models list".into()))?;
+        let (models, entries) = parse_catalog(&fetched.body)
+            .ok_or_else(|| CatalogFetchError("malformed catalog: no models list".into()))?;
         if models.is_empty() {
             return Err(CatalogFetchError("an empty catalog is not installed".into()));
         }
-        Ok(CatalogFetch::Models { etag, models })
+        Ok(CatalogFetch::Models { etag, models, entries })
     }
 }

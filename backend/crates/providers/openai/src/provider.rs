@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use gateway_core::catalog::{CatalogBook, plan_key};
+use gateway_core::catalog::{CatalogBook, SyncedEntry, plan_key};
 use gateway_core::credential_refresh::CredentialRefresher;
 use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind};
 use gateway_core::ports::CredentialStore;
@@ -169,6 +169,10 @@ impl Provider for OpenAiProvider {
 
     fn models(&self, account: &AccountEntry) -> Vec<ModelInfo> {
         self.catalog.models(plan_key(account))
+    }
+
+    fn catalog_entry(&self, account: &AccountEntry, model: &str) -> Option<SyncedEntry> {
+        self.catalog.entry(plan_key(account), model)
     }
 
     async fn execute(&self, call: UpstreamCall<'_>) -> Result<UpstreamReply, AttemptFailure> {

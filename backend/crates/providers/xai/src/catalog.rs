@@ -74,6 +74,6 @@ impl CatalogSource for XaiProvider {
         let body: Value = serde_json::from_slice(&fetched.body)
             .map_err(|_| CatalogFetchError("the models answer is not JSON".into()))?;
         let models = parse_models(&body).ok_or_else(|| CatalogFetchError("the models answer was rejected".into()))?;
-        Ok(CatalogFetch::Models { etag: None, models })
+        Ok(CatalogFetch::Models { etag: None, models, entries: Vec::new() })
     }
 }

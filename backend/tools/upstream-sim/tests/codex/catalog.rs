@@ -30,8 +30,15 @@ async fn models_are_filtered_by_plan_with_etag_and_304() {
         "supports_parallel_tool_calls",
         "experimental_supported_tools",
         "available_in_plans",
+        "apply_patch_tool_type",
+        "context_window",
     ] {
         assert!(model.get(field).is_some(), "ModelInfo lacks {field}");
+    }
+    // Realistic entries: the family's multi-line system prompt, per-model tool and context facts.
+    for model in body["models"].as_array().expect("models") {
+        let instructions = model["base_instructions"].as_str().expect("base_instructions");
+        assert!(instructions.lines().count() > 5 && instructions.contains("apply_patch"), "{model}");
     }
     let cached = client()
         .get(&url)
@@ -45,6 +52,12 @@ async fn models_are_filtered_by_plan_with_etag_and_304() {
     let pro = sim.add_account(upstream_sim::AccountSpec::openai("pro").with_plan("pro")).expect("account");
     let body: Value =
         client().get(&url).bearer_auth(&pro.access_token).send().await.expect("request").json().await.expect("json");
-    assert!(body["models"].as_array().expect("models").iter().any(|m| m["slug"] == "gpt-5.4-pro"));
+    let models = body["models"].as_array().expect("models");
+    let pro_only = models.iter().find(|m| m["slug"] == "gpt-5.4-pro").expect("gpt-5.4-pro");
+    let general = models.iter().find(|m| m["slug"] == "gpt-5.2").expect("gpt-5.2");
+    assert_eq!(
+        (pro_only["context_window"].clone(), general["apply_patch_tool_type"].clone()),
+        (400_000.into(), "function".into())
+    );
     sim.shutdown().await;
 }
