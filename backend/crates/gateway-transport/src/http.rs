@@ -3,6 +3,7 @@
 //! [`HttpClient::send`], returning at the response headers.
 
 mod body;
+pub mod decode;
 mod fetch;
 mod pool;
 mod request;

@@ -2,8 +2,9 @@
 //! catalog, version check, WebSocket): one [`Connector`] (TCP, one shared rustls configuration
 //! with the platform roots plus an optional extra CA file, HTTP CONNECT and SOCKS5 egress
 //! proxies), an HTTP client over hyper that speaks HTTP/2 when the server agrees by ALPN and
-//! HTTP/1.1 otherwise ([`HttpClient`]), and WebSocket via tungstenite over the same connector
-//! with a bounded read buffer ([`websocket`]).
+//! HTTP/1.1 otherwise ([`HttpClient`]; `gzip`/`zstd` answer bodies decoded as they arrive,
+//! `http/decode.rs`), and WebSocket via tungstenite over the same connector with a bounded read
+//! buffer ([`websocket`]).
 //!
 //! Invariants:
 //! - knows no provider: URLs, headers and bodies come from the caller; nothing here adds an
@@ -29,6 +30,7 @@ pub mod websocket;
 pub use address_check::AddressCheck;
 pub use connect::{Connector, Stream, Target};
 pub use error::SendError;
+pub use http::decode::ACCEPT_ENCODING;
 pub use http::{Body, FetchError, Fetched, HttpClient, HttpRequest, HttpResponse};
 pub use proxy::{InvalidProxy, ProxyKind, ProxyUrl};
 pub use tls::{TlsError, TlsRoots};

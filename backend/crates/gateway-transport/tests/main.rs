@@ -2,6 +2,7 @@
 //! simulator's test CA, HTTP/2 by ALPN, HTTP/1.1 fallback, WebSocket, and the egress proxies
 //! (tiny local HTTP CONNECT and SOCKS5 proxies in `support/`).
 
+mod decode;
 mod over_tls;
 mod proxies;
 mod proxy_addresses;

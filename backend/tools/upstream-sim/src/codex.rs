@@ -1,6 +1,7 @@
 //! The ChatGPT Codex backend (`{codex_base_path}`, default `/backend-api`): Responses over HTTP
 //! SSE and WebSocket, the model catalogue, usage and compaction. Shared here: authentication,
-//! the `x-codex-*` headers every answer carries, and the backend's error bodies.
+//! the `x-codex-*` headers every answer carries, and the backend's error bodies. Answers are
+//! compressed when the request asks (`compress.rs`).
 
 pub mod catalog;
 pub mod compact;
@@ -32,6 +33,7 @@ pub fn router() -> Router<Arc<SimState>> {
         .route("/codex/models", get(catalog::models))
         .route("/wham/usage", get(usage::usage))
         .route("/api/codex/usage", get(usage::usage))
+        .layer(axum::middleware::from_fn(crate::compress::compress_answers))
 }
 
 /// Headers on every Codex answer: request id, turn state, models etag, and the account's
@@ -163,26 +165,56 @@ pub fn installation_ids(headers: &HeaderMap, body: Option<&Value>) -> Vec<String
     ids
 }
 
-/// An installation belongs to the first account that used it: a request of another account
-/// naming it is refused (403 `installation_mismatch`), as one install reaching several accounts
-/// links them. `Err(message)` names nothing of the owner.
+/// The session ids a request names: the `session-id` / `session_id` headers and the body's
+/// `prompt_cache_key` (Codex's conversation id).
+pub fn session_ids(headers: &HeaderMap, body: Option<&Value>) -> Vec<String> {
+    let mut ids: Vec<String> = ["session-id", "session_id"]
+        .iter()
+        .flat_map(|name| headers.get_all(*name).iter())
+        .filter_map(|v| v.to_str().ok().map(str::to_owned))
+        .collect();
+    if let Some(key) = body.and_then(|b| b.get("prompt_cache_key")).and_then(Value::as_str) {
+        ids.push(key.to_owned());
+    }
+    ids
+}
+
+/// Why a request names another account's identifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mismatch {
+    pub code: &'static str,
+    pub message: &'static str,
+}
+
+/// An installation, and a session, belong to the first account that used them: a request of
+/// another account naming one is refused (403 `installation_mismatch` / `session_mismatch`), as
+/// one install or one conversation reaching several accounts links them. The error names
+/// nothing of the owner.
 pub fn check_installation(
     state: &SimState,
     account: &Account,
     headers: &HeaderMap,
     body: Option<&Value>,
-) -> Result<(), String> {
+) -> Result<(), Mismatch> {
     for id in installation_ids(headers, body) {
         if state.bind_installation(&id, &account.id).is_err() {
-            return Err("This installation is signed in to another account.".to_owned());
+            return Err(Mismatch {
+                code: "installation_mismatch",
+                message: "This installation is signed in to another account.",
+            });
+        }
+    }
+    for id in session_ids(headers, body) {
+        if state.bind_installation(&format!("session\0{id}"), &account.id).is_err() {
+            return Err(Mismatch { code: "session_mismatch", message: "This session belongs to another account." });
         }
     }
     Ok(())
 }
 
-/// The 403 body of a foreign installation id.
-pub fn installation_mismatch_body(message: &str) -> Value {
-    json!({"error": {"type": "invalid_request_error", "code": "installation_mismatch", "message": message, "param": null}})
+/// The 403 body of a foreign installation or session id.
+pub fn installation_mismatch_body(mismatch: &Mismatch) -> Value {
+    json!({"error": {"type": "invalid_request_error", "code": mismatch.code, "message": mismatch.message, "param": null}})
 }
 
 /// Body for a banned account (the OpenAI platform's deactivation error).

@@ -27,6 +27,7 @@ pub mod account;
 mod app;
 mod appcast;
 mod codex;
+pub mod compress;
 pub mod config;
 mod conn;
 mod control;

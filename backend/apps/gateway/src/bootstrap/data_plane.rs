@@ -59,6 +59,17 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
         },
         extra_ca_file: openai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
         proxy_addresses: proxy_addresses(config),
+        identity_key: identity_key(config),
+    }
+}
+
+/// Derived from the master key, so every replica sends the same per-account conversation
+/// identifiers (decision 0233); a process without one (never in production mode) uses a random
+/// key.
+fn identity_key(config: &Config) -> provider_openai::identity::IdentityKey {
+    match config.secrets.master_key.as_deref() {
+        Some(master) => provider_openai::identity::IdentityKey::derive(master.trim().as_bytes()),
+        None => provider_openai::identity::IdentityKey::random(),
     }
 }
 

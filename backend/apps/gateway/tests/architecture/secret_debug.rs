@@ -66,6 +66,7 @@ const SWEPT: &[&str] = &[
     "gateway-admin::BackupTarget",
     "gateway-admin::ClientOrigin",
     "gateway-admin::DeviceCookieKey",
+    "provider-openai::IdentityKey",
     "gateway-admin::FlowSeal",
     "gateway-admin::NewAdminUser",
     "gateway-admin::PasswordHash",
@@ -461,6 +462,7 @@ fn provider_types() -> Vec<(&'static str, String)> {
         ("provider-openai::DecodedCredential", format!("{decoded:?}")),
         ("provider-openai::UrlRefused (refusal message)", format!("{refused:?} / {refused}")),
         ("gateway-transport::ProxyUrl", proxy_debug()),
+        ("provider-openai::IdentityKey", identity_key_debug()),
         (
             "gateway-core::EgressProxy",
             format!(
@@ -472,6 +474,14 @@ fn provider_types() -> Vec<(&'static str, String)> {
             ),
         ),
     ]
+}
+
+/// The identity key derived from the planted secret: its key bytes are not the secret, so the
+/// redaction itself is checked too.
+fn identity_key_debug() -> String {
+    let debug = format!("{:?}", provider_openai::identity::IdentityKey::derive(SECRET.as_bytes()));
+    assert!(debug.contains("REDACTED"), "IdentityKey prints its key material: {debug}");
+    debug
 }
 
 /// An egress proxy URL with a secret user and password: `Debug`, the redacted form and a

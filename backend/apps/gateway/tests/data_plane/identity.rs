@@ -1,6 +1,8 @@
 //! Identity hygiene end to end, over the production path (the simulator's TLS listener, HTTP/2
 //! by ALPN): a client's installation id never reaches a second account (the simulator refuses
-//! an installation id it saw on another account), and the request profile is Codex's.
+//! an installation id it saw on another account), its conversation identifiers go upstream as
+//! per-account values (the simulator refuses a session id it saw on another account too), and
+//! the request profile is Codex's.
 
 use serde_json::json;
 use upstream_sim::AccountSpec;
@@ -17,7 +19,7 @@ async fn turn(gateway: &Gateway) -> reqwest::Response {
         "model": "gpt-5.4",
         "input": "hi",
         "stream": true,
-        "client_metadata": {"x-codex-installation-id": "client-install-1", "x-codex-window-id": "w-1"},
+        "client_metadata": {"x-codex-installation-id": "client-install-1", "x-codex-window-id": "w-1", "originator": "codex_exec"},
     });
     gateway
         .client()
@@ -56,8 +58,10 @@ async fn one_clients_installation_id_never_reaches_two_accounts() {
         assert_ne!(installation, "client-install-1", "the client's installation id never goes upstream");
         let body = request.json().expect("json body");
         assert_eq!(body["client_metadata"]["x-codex-installation-id"], installation.as_str());
-        assert_eq!(body["client_metadata"]["x-codex-window-id"], "w-1", "other metadata is kept");
-        assert_eq!(request.header("session-id"), Some("sess-dash"), "the client's spelling is kept");
+        assert_eq!(body["client_metadata"]["originator"], "codex_exec", "other metadata is kept");
+        assert_ne!(body["client_metadata"]["x-codex-window-id"], "w-1", "the window id is the account's");
+        let session = request.header("session-id").expect("the client's spelling is kept");
+        assert!(session != "sess-dash" && request.header("session_id").is_none(), "{session}");
         let agent = request.header("user-agent").expect("user agent");
         assert!(agent.starts_with("codex_cli_rs/0.171.0 (") && !agent.contains("switchboard"), "{agent}");
     }
@@ -92,7 +96,8 @@ async fn codex_headers_go_on_the_upstream_websocket_handshake_too() {
     }
     let (mut socket, _) = tokio_tungstenite::connect_async(request).await.expect("websocket connects");
     let frame = json!({"type": "response.create", "model": "gpt-5.4", "store": false, "input": "sim: text='hi'",
-                       "client_metadata": {"x-codex-installation-id": "client-install-ws"}});
+                       "prompt_cache_key": "sess-ws",
+                       "client_metadata": {"x-codex-installation-id": "client-install-ws", "session_id": "sess-ws"}});
     socket.send(Message::text(frame.to_string())).await.expect("send");
     loop {
         let event = super::request_bodies::next_event(&mut socket).await;
@@ -107,13 +112,79 @@ async fn codex_headers_go_on_the_upstream_websocket_handshake_too() {
         .iter()
         .find(|r| r.method == "GET" && r.path.ends_with("/codex/responses"))
         .expect("the upstream socket was opened");
-    assert_eq!(upgrade.header("session-id"), Some("sess-ws"));
-    assert_eq!(upgrade.header("thread-id"), Some("thread-ws"));
-    assert_eq!(upgrade.header("x-client-request-id"), Some("req-ws"));
-    assert_eq!(upgrade.header("x-codex-window-id"), Some("win-ws"));
+    let upstream_id = |name: &str, client: &str| {
+        let value = upgrade.header(name).unwrap_or_else(|| panic!("{name} goes on the handshake")).to_owned();
+        assert!(value != client && uuid::Uuid::parse_str(&value).is_ok(), "{name}: the account's value, {value}");
+        value
+    };
+    let session = upstream_id("session-id", "sess-ws");
+    assert_ne!(upstream_id("thread-id", "thread-ws"), session, "different client values stay different");
+    upstream_id("x-client-request-id", "req-ws");
+    upstream_id("x-codex-window-id", "win-ws");
     let installation = upgrade.header("x-codex-installation-id").expect("installation header");
     assert_ne!(installation, "client-install-ws");
     assert!(upgrade.header("user-agent").is_some_and(|ua| ua.starts_with("codex_cli_rs/0.171.0 (")));
     let sent = requests.iter().find(|r| r.method == "WS").and_then(|r| r.json()).expect("the frame went upstream");
     assert_eq!(sent["client_metadata"]["x-codex-installation-id"], installation);
+    assert_eq!(sent["prompt_cache_key"], session.as_str(), "the same client session, the same upstream value");
+    assert_eq!(sent["client_metadata"]["session_id"], session.as_str());
+}
+
+async fn session_turn(gateway: &Gateway) {
+    let body = json!({
+        "model": "gpt-5.4",
+        "input": "hi",
+        "stream": true,
+        "prompt_cache_key": CLIENT_SESSION,
+        "client_metadata": {"session_id": CLIENT_SESSION},
+    });
+    let response = gateway
+        .client()
+        .post(format!("{}/v1/responses", gateway.url))
+        .bearer_auth(&gateway.key)
+        .header("session_id", CLIENT_SESSION)
+        .json(&body)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200, "the simulator saw no foreign session id");
+    response.bytes().await.expect("body");
+}
+
+const CLIENT_SESSION: &str = "0199a6f0-7c2e-7b41-9d5a-3f0e8c1b2a47";
+
+/// The same client session reaches two accounts (the first runs out of quota): each account
+/// sees its own upstream value, the same on every turn, in the header, `prompt_cache_key` and
+/// `client_metadata` alike.
+#[tokio::test]
+async fn one_client_session_has_its_own_upstream_value_on_each_account() {
+    let gateway =
+        Gateway::start_with(vec![AccountSpec::openai("acct-a"), AccountSpec::openai("acct-b")], OVER_TLS).await;
+    session_turn(&gateway).await;
+    session_turn(&gateway).await;
+    let served = |gateway: &Gateway| {
+        gateway.sim.requests().into_iter().filter(|r| r.path.ends_with("/codex/responses")).collect::<Vec<_>>()
+    };
+    let first_account = served(&gateway).first().and_then(|r| r.account_id.clone()).expect("served");
+    gateway.sim.exhaust_quota(&first_account).expect("exhaust");
+    session_turn(&gateway).await;
+    session_turn(&gateway).await;
+    let mut by_account = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for request in served(&gateway) {
+        let session = request.header("session_id").expect("the client's spelling").to_owned();
+        assert!(request.header("session-id").is_none());
+        let body = request.json().expect("json body");
+        assert_eq!(body["prompt_cache_key"], session.as_str(), "one client value, one upstream value");
+        assert_eq!(body["client_metadata"]["session_id"], session.as_str());
+        assert_ne!(session, CLIENT_SESSION, "the client's session id never goes upstream");
+        assert!(uuid::Uuid::parse_str(&session).is_ok(), "UUID-shaped: {session}");
+        by_account.entry(request.account_id.clone().expect("account")).or_default().push(session);
+    }
+    assert_eq!(by_account.len(), 2, "both accounts served the session: {by_account:?}");
+    for (account, sessions) in &by_account {
+        assert!(sessions.windows(2).all(|pair| pair[0] == pair[1]), "stable on {account}: {sessions:?}");
+    }
+    let values: Vec<&String> = by_account.values().map(|sessions| &sessions[0]).collect();
+    assert_ne!(values[0], values[1], "each account has its own value");
+    assert!(by_account.values().any(|sessions| sessions.len() >= 2), "some account served two turns");
 }

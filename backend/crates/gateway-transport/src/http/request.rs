@@ -6,6 +6,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 
 use super::Body;
+use super::decode::Decoding;
 use super::pool::Checkin;
 
 /// A request: method, absolute URL, headers (in insertion order), body. `Debug` shows header
@@ -77,24 +78,83 @@ impl HttpRequest {
 
 /// A response at its headers; the body is read by the caller's task. An HTTP/1.1 connection
 /// returns to the pool when the body has been read to its end.
+///
+/// A body with `Content-Encoding: gzip` or `zstd` is decoded as it arrives (`decode.rs`): the
+/// chunks are the decoded bytes, and `content-encoding` / `content-length` are taken out of
+/// the headers (they describe the bytes on the wire). Another encoding fails the body.
 pub struct HttpResponse {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub version: http::Version,
     body: Incoming,
     checkin: Option<Checkin>,
+    decoding: Option<Decoding>,
+    /// The encoded body ended and the decoder was finished.
+    decoded_to_end: bool,
 }
 
 impl HttpResponse {
     pub(crate) fn new(response: http::Response<Incoming>, checkin: Option<Checkin>) -> Self {
-        let (parts, body) = response.into_parts();
-        let mut response = Self { status: parts.status, headers: parts.headers, version: parts.version, body, checkin };
+        let (mut parts, body) = response.into_parts();
+        let decoding = parts
+            .headers
+            .get(http::header::CONTENT_ENCODING)
+            .and_then(|value| Decoding::for_encoding(&String::from_utf8_lossy(value.as_bytes())));
+        if decoding.is_some() {
+            parts.headers.remove(http::header::CONTENT_ENCODING);
+            parts.headers.remove(http::header::CONTENT_LENGTH);
+        }
+        let mut response = Self {
+            status: parts.status,
+            headers: parts.headers,
+            version: parts.version,
+            body,
+            checkin,
+            decoding,
+            decoded_to_end: false,
+        };
         response.finish_if_done();
         response
     }
 
-    /// The next data chunk as soon as it arrives; `None` at the end of the body.
+    /// The next (decoded) data chunk as soon as it arrives; `None` at the end of the body.
     pub async fn chunk(&mut self) -> Option<Result<Bytes, String>> {
+        if self.decoding.is_none() {
+            return self.wire_chunk().await;
+        }
+        loop {
+            if self.decoded_to_end {
+                return None;
+            }
+            let decoding = self.decoding.as_mut()?;
+            match decoding.output() {
+                Ok(Some(piece)) => return Some(Ok(piece)),
+                Ok(None) => {}
+                Err(error) => return Some(Err(self.broken(error))),
+            }
+            match self.wire_chunk().await {
+                Some(Ok(wire)) => self.decoding.as_mut()?.push(wire),
+                Some(Err(error)) => return Some(Err(error)),
+                None => {
+                    self.decoded_to_end = true;
+                    return match self.decoding.as_mut()?.finish() {
+                        Ok(last) => last.map(Ok),
+                        Err(error) => Some(Err(self.broken(error))),
+                    };
+                }
+            }
+        }
+    }
+
+    /// A body that cannot be decoded: the connection is not reused.
+    fn broken(&mut self, error: String) -> String {
+        self.checkin = None;
+        self.decoded_to_end = true;
+        error
+    }
+
+    /// The next chunk as it came over the wire.
+    async fn wire_chunk(&mut self) -> Option<Result<Bytes, String>> {
         loop {
             match self.body.frame().await {
                 None => {

@@ -57,9 +57,15 @@ impl OpenAiProvider {
             RequestProfile::from_settings(settings).map_err(|e| invalid(OpenAiSetting::UserAgent, e.to_string()))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());
         let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
-        let transport =
-            Transport::new(http.clone(), &backend, profile.clone(), catalog.clone(), settings.stream_idle_timeout)
-                .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
+        let transport = Transport::new(
+            http.clone(),
+            &backend,
+            profile.clone(),
+            catalog.clone(),
+            settings.stream_idle_timeout,
+            settings.identity_key.clone(),
+        )
+        .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let sockets = SocketRoute {
             pool: SocketPool::new(PoolLimits::default()),
             prewarms: PrewarmMemory::new(settings.prewarm_budget),

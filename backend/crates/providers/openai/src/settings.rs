@@ -34,6 +34,9 @@ pub struct OpenAiSettings {
     pub extra_ca_file: Option<std::path::PathBuf>,
     /// The address policy applied to egress proxy hosts when connecting (decision 0244).
     pub proxy_addresses: gateway_transport::AddressCheck,
+    /// Derives the per-account conversation identifiers sent upstream (decision 0233): from the
+    /// master key in the binary, random without one.
+    pub identity_key: crate::identity::IdentityKey,
 }
 
 impl Default for OpenAiSettings {
@@ -53,6 +56,7 @@ impl Default for OpenAiSettings {
             prewarm_budget: PrewarmBudget::default(),
             extra_ca_file: None,
             proxy_addresses: gateway_transport::AddressCheck::allow_all(),
+            identity_key: crate::identity::IdentityKey::random(),
         }
     }
 }

@@ -53,7 +53,7 @@ impl SocketRoute {
                 Some(socket) => socket,
                 None => {
                     fresh = true;
-                    match self.open(call, credential, conversation).await {
+                    match self.open(call, credential, http, conversation).await {
                         Ok(Some(socket)) => socket,
                         Ok(None) => return self.fall_back(call, credential, http, previous.is_some()).await,
                         Err(failure) => return Err(failure),
@@ -62,11 +62,11 @@ impl SocketRoute {
             },
         };
         pooled.bind(conversation);
-        let frame = ws_frame_body(call, &crate::identity::AccountIdentity::of(call.account, credential));
+        let frame = ws_frame_body(call, &http.identity(call, credential));
         let result = match exchange(pooled.clone(), frame.clone(), self.first_frame_timeout, self.idle_timeout).await {
             Err(crate::websocket::exchange::ExchangeFailure::Stale) if previous.is_none() && !fresh => {
                 // A pooled socket died while idle (or hit its age limit): one fresh socket.
-                let Some(socket) = self.open(call, credential, conversation).await? else {
+                let Some(socket) = self.open(call, credential, http, conversation).await? else {
                     return self.fall_back(call, credential, http, false).await;
                 };
                 exchange(socket, frame, self.first_frame_timeout, self.idle_timeout).await
@@ -99,10 +99,11 @@ impl SocketRoute {
         &self,
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
+        http: &Transport,
         conversation: Option<u64>,
     ) -> Result<Option<Arc<PooledSocket>>, AttemptFailure> {
         let account_id = credential.account_id.as_deref().unwrap_or(&call.account.record.external_account_id);
-        let identity = crate::identity::AccountIdentity::of(call.account, credential);
+        let identity = http.identity(call, credential);
         let proxy = crate::egress::proxy_of(call.account)?;
         let connecting = crate::websocket::connect::connect(
             &self.endpoint,
@@ -163,7 +164,7 @@ impl SocketRoute {
         let kept = self.prewarms.kept(call.client_key, previous).ok_or_else(lost)?;
         let merged = crate::websocket::prewarm::merge(&kept, call.body, call.view).ok_or_else(lost)?;
         let view = RequestBody::parse(&merged).map_err(|_| lost())?;
-        let identity = crate::identity::AccountIdentity::of(call.account, credential);
+        let identity = http.identity(call, credential);
         let body = Transport::backend_body(&merged, &view, call.upstream_model, &identity);
         http.send_body(call, credential, body).await
     }

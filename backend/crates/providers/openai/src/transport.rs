@@ -22,7 +22,7 @@ use time::OffsetDateTime;
 
 use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
 use crate::credential::OpenAiCredential;
-use crate::identity::AccountIdentity;
+use crate::identity::{AccountIdentity, IdentityKey};
 use crate::rate_limits;
 use crate::request_profile::ProfileHolder;
 use crate::upstream_url::UrlRefused;
@@ -51,10 +51,10 @@ pub(crate) const BARE_INPUT_PREFIX: &[u8] =
     br#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"#;
 pub(crate) const BARE_INPUT_SUFFIX: &[u8] = b"}]}]";
 
-/// Client headers forwarded upstream as they are, over HTTP and on the WebSocket handshake
-/// (Codex session and turn headers, and the W3C trace context so the upstream call joins the
-/// client's trace), besides every `x-codex-*` header. `session-id` and `session_id` keep the
-/// client's spelling.
+/// Client headers forwarded upstream, over HTTP and on the WebSocket handshake (Codex session
+/// and turn headers, and the W3C trace context so the upstream call joins the client's trace),
+/// besides every `x-codex-*` header. `session-id` and `session_id` keep the client's spelling;
+/// identifiers among them carry the serving account's values (`identity.rs`).
 const FORWARDED_CLIENT_HEADERS: &[&str] = &[
     "traceparent",
     "tracestate",
@@ -66,8 +66,8 @@ const FORWARDED_CLIENT_HEADERS: &[&str] = &[
     "x-client-request-id",
 ];
 
-/// The client's Codex headers that go upstream unchanged ([`FORWARDED_CLIENT_HEADERS`] and
-/// `x-codex-*`); values that are not valid header values are left out.
+/// The client's Codex headers that go upstream ([`FORWARDED_CLIENT_HEADERS`] and `x-codex-*`),
+/// before the identity edits; values that are not valid header values are left out.
 pub(crate) fn forwarded_client_headers(client: &[(String, Bytes)]) -> Vec<(HeaderName, HeaderValue)> {
     client
         .iter()
@@ -92,6 +92,8 @@ pub struct Transport {
     /// Told about `x-models-etag` on responses (a changed catalog asks for a resync).
     catalog: Arc<CatalogBook>,
     stream_idle_timeout: Duration,
+    /// Derives each account's conversation identifiers (`identity.rs`).
+    identity_key: IdentityKey,
 }
 
 impl Transport {
@@ -103,13 +105,19 @@ impl Transport {
         profile: ProfileHolder,
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
+        identity_key: IdentityKey,
     ) -> Result<Self, UrlRefused> {
         let refused = |reason| UrlRefused::new(backend_url, reason);
         let url = format!("{}/codex/responses", backend_url.trim_end_matches('/'));
         let responses_url = url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
         gateway_transport::Target::from_uri(&responses_url).map_err(|_| refused("not usable by the HTTP client"))?;
         let compact_url = format!("{url}/compact").parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
-        Ok(Self { http, responses_url, compact_url, profile, catalog, stream_idle_timeout })
+        Ok(Self { http, responses_url, compact_url, profile, catalog, stream_idle_timeout, identity_key })
+    }
+
+    /// The identifiers `call`'s account presents upstream.
+    pub fn identity(&self, call: &UpstreamCall<'_>, credential: &OpenAiCredential) -> AccountIdentity {
+        AccountIdentity::of(call.account, credential, &self.identity_key)
     }
 
     /// The body as the backend requires it; every other byte stays the client's. Nothing is
@@ -162,7 +170,8 @@ impl Transport {
     }
 
     /// The request headers, in the order Codex sends them (its own `x-codex-*` and session
-    /// headers first, then `accept`, `content-type`, credentials, `originator`, `User-Agent`):
+    /// headers first, then `accept`, `content-type`, credentials, `originator`, `User-Agent`,
+    /// `accept-encoding`):
     /// HTTP/2 shows a server the order, so it is part of the fidelity (`45-codex-fidelity.sh`).
     fn headers(&self, call: &UpstreamCall<'_>, credential: &OpenAiCredential) -> Result<HeaderMap, AttemptFailure> {
         let mut headers = HeaderMap::with_capacity(16);
@@ -173,8 +182,9 @@ impl Transport {
         if let Some(value) = call.traceparent.and_then(|t| HeaderValue::from_str(t).ok()) {
             headers.insert(HeaderName::from_static("traceparent"), value);
         }
-        let identity = AccountIdentity::of(call.account, credential);
-        replace_installation_header(&mut headers, &identity);
+        // The client's identifiers become the account's (`identity.rs`), before the gateway adds
+        // its own request id.
+        self.identity(call, credential).edit_headers(&mut headers);
         let request_id = HeaderName::from_static("x-client-request-id");
         if !headers.contains_key(&request_id)
             && let Ok(id) = HeaderValue::from_str(&call.request.to_string())
@@ -196,6 +206,8 @@ impl Transport {
         headers.insert(HeaderName::from_static("originator"), profile.originator_header.clone());
         headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
         headers.insert(HeaderName::from_static("version"), profile.version_header.clone());
+        // Codex's value, last as Codex sends it; the transport decodes the answer (decision 0234).
+        headers.insert(http::header::ACCEPT_ENCODING, HeaderValue::from_static(gateway_transport::ACCEPT_ENCODING));
         Ok(headers)
     }
 
@@ -205,7 +217,7 @@ impl Transport {
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
     ) -> Result<UpstreamReply, AttemptFailure> {
-        let identity = AccountIdentity::of(call.account, credential);
+        let identity = self.identity(call, credential);
         self.send_body(call, credential, Self::upstream_body(call, &identity)).await
     }
 
@@ -273,11 +285,6 @@ impl Transport {
             transport: gateway_core::domain::Transport::Http,
         })
     }
-}
-
-/// The client's installation id headers, when it sent them, become the account's.
-pub(crate) fn replace_installation_header(headers: &mut HeaderMap, identity: &AccountIdentity) {
-    identity.edit_headers(headers);
 }
 
 /// The account's stored credential cannot be sent: the account's problem, not the upstream's.

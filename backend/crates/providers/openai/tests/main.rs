@@ -3,6 +3,7 @@
 
 mod catalog;
 mod classify;
+mod identity;
 mod oauth;
 mod quota;
 mod refresh;

@@ -3,12 +3,12 @@
 
 use bytes::Bytes;
 use gateway_protocol::request::RequestBody;
-use provider_openai::identity::{AccountIdentity, derived_installation_id};
+use provider_openai::identity::{AccountIdentity, IdentityKey, derived_installation_id};
 use provider_openai::transport::Transport;
 use serde_json::{Value, json};
 
 fn identity() -> AccountIdentity {
-    AccountIdentity::from_parts(None, "acct-upstream-1")
+    AccountIdentity::from_parts(None, "acct-upstream-1", &IdentityKey::derive(b"k1:test"))
 }
 
 fn inside(part: &Bytes, body: &Bytes) -> bool {
@@ -48,7 +48,7 @@ fn an_sdk_call_is_edited_without_copying_its_input() {
 #[test]
 fn the_client_installation_id_is_replaced_by_the_accounts() {
     let body = Bytes::from_static(
-        br#"{"model":"gpt-5.4","stream":true,"store":false,"input":[],"client_metadata":{"x-codex-installation-id":"client-install","x-codex-window-id":"w1"}}"#,
+        br#"{"model":"gpt-5.4","stream":true,"store":false,"input":[],"client_metadata":{"x-codex-installation-id":"client-install","originator":"codex_exec"}}"#,
     );
     let view = RequestBody::parse(&body).expect("valid");
     let account = identity();
@@ -57,14 +57,14 @@ fn the_client_installation_id_is_replaced_by_the_accounts() {
             .expect("json");
     assert_eq!(
         sent["client_metadata"],
-        json!({"x-codex-installation-id": account.installation_id, "x-codex-window-id": "w1"}),
+        json!({"x-codex-installation-id": account.installation_id, "originator": "codex_exec"}),
         "only the installation id changes, in place"
     );
-    let other = AccountIdentity::from_parts(None, "acct-upstream-2");
+    let other = AccountIdentity::from_parts(None, "acct-upstream-2", &IdentityKey::random());
     assert_ne!(other.installation_id, account.installation_id, "each account has its own");
     assert_eq!(derived_installation_id("acct-upstream-1"), account.installation_id, "stable");
     assert!(uuid::Uuid::parse_str(&account.installation_id).is_ok());
-    let stored = AccountIdentity::from_parts(Some("minted-by-oauth"), "acct-upstream-1");
+    let stored = AccountIdentity::from_parts(Some("minted-by-oauth"), "acct-upstream-1", &IdentityKey::random());
     assert_eq!(stored.installation_id, "minted-by-oauth", "a stored id wins");
 }
 
@@ -93,11 +93,12 @@ fn the_installation_id_inside_the_turn_metadata_is_the_accounts_too() {
     let sent: Value =
         serde_json::from_slice(&Transport::backend_body(&body, &view, "gpt-5.4", &account).into_contiguous())
             .expect("json");
+    let session = account.upstream_value("s1");
     let expected =
-        format!(r#"{{"installation_id":"{}","session_id":"s1","window_number":0}}"#, account.installation_id);
+        format!(r#"{{"installation_id":"{}","session_id":"{session}","window_number":0}}"#, account.installation_id);
     assert_eq!(sent["client_metadata"]["x-codex-turn-metadata"], expected.as_str(), "rewritten in place, order kept");
     assert_eq!(sent["client_metadata"]["x-codex-installation-id"], account.installation_id.as_str());
-    assert_eq!(sent["client_metadata"]["session_id"], "s1");
+    assert_eq!(sent["client_metadata"]["session_id"], session.as_str());
 
     let mut headers = http::HeaderMap::new();
     headers.insert("x-codex-turn-metadata", http::HeaderValue::from_static(metadata));
@@ -105,5 +106,5 @@ fn the_installation_id_inside_the_turn_metadata_is_the_accounts_too() {
     account.edit_headers(&mut headers);
     assert_eq!(headers["x-codex-turn-metadata"], expected.as_str());
     assert!(!headers.contains_key("x-codex-installation-id"), "a header the client did not send is not added");
-    assert_eq!(headers["session-id"], "s1");
+    assert_eq!(headers["session-id"], session.as_str());
 }

@@ -42,8 +42,8 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
         Ok(body) => body,
         Err(detail) => return bad_request(detail, &account),
     };
-    if let Err(message) = crate::codex::check_installation(&state, &account, &received.headers, Some(&body)) {
-        let body = crate::codex::installation_mismatch_body(&message);
+    if let Err(mismatch) = crate::codex::check_installation(&state, &account, &received.headers, Some(&body)) {
+        let body = crate::codex::installation_mismatch_body(&mismatch);
         return json_response_with(
             StatusCode::FORBIDDEN,
             &body,

@@ -60,8 +60,8 @@ pub async fn upgrade(
         };
         return json_response_with(StatusCode::UPGRADE_REQUIRED, &json!({"detail": detail}), headers);
     }
-    if let Err(message) = crate::codex::check_installation(&state, &account, &parts.headers, None) {
-        let body = crate::codex::installation_mismatch_body(&message);
+    if let Err(mismatch) = crate::codex::check_installation(&state, &account, &parts.headers, None) {
+        let body = crate::codex::installation_mismatch_body(&mismatch);
         return json_response_with(StatusCode::FORBIDDEN, &body, headers);
     }
     let upgrade = match upgrade {
@@ -199,8 +199,8 @@ impl Socket {
         let Some(account) = self.state.account(&self.account_id) else {
             return send(socket, with_status(401, json!({"detail": "Unauthorized"}))).await;
         };
-        if let Err(message) = crate::codex::check_installation(&self.state, &account, &HeaderMap::new(), Some(frame)) {
-            return send(socket, error_frame(403, "invalid_request_error", "installation_mismatch", &message, None))
+        if let Err(mismatch) = crate::codex::check_installation(&self.state, &account, &HeaderMap::new(), Some(frame)) {
+            return send(socket, error_frame(403, "invalid_request_error", mismatch.code, mismatch.message, None))
                 .await;
         }
         if account.banned {

@@ -350,3 +350,76 @@ async fn an_installation_id_belongs_to_the_first_account_that_used_it() {
         .expect("answer");
     assert_eq!(header.status(), 403);
 }
+
+#[tokio::test]
+async fn a_session_id_belongs_to_the_first_account_that_used_it() {
+    let sim = sim().await;
+    let first = sim.add_account(AccountSpec::openai("first").with_plan("pro")).expect("account");
+    let second = sim.add_account(AccountSpec::openai("second").with_plan("pro")).expect("account");
+    let url = format!("{}/responses", sim.codex_base_url());
+    let send = |token: String, header: Option<(&'static str, &'static str)>, body: serde_json::Value| {
+        let url = url.clone();
+        async move {
+            let mut request = client().post(&url).bearer_auth(token).json(&body);
+            if let Some((name, value)) = header {
+                request = request.header(name, value);
+            }
+            request.send().await.expect("answer")
+        }
+    };
+    let mut cached = codex_body("hi");
+    cached["prompt_cache_key"] = serde_json::json!("conv-1");
+    assert_eq!(send(first.access_token.clone(), Some(("session-id", "conv-1")), cached.clone()).await.status(), 200);
+    assert_eq!(send(first.access_token.clone(), None, cached.clone()).await.status(), 200, "the same account again");
+    let refused = send(second.access_token.clone(), None, cached).await;
+    assert_eq!(refused.status(), 403, "the prompt cache key counts");
+    let answer: serde_json::Value = refused.json().await.expect("json");
+    assert_eq!(answer["error"]["code"], "session_mismatch");
+    let header = send(second.access_token.clone(), Some(("session_id", "conv-1")), codex_body("hi")).await;
+    assert_eq!(header.status(), 403, "either spelling of the header counts");
+    let own = send(second.access_token.clone(), Some(("session_id", "conv-2")), codex_body("hi")).await;
+    assert_eq!(own.status(), 200, "another session is the second account's");
+}
+
+/// Answers are compressed when the request asks (`compress.rs`): the first of `zstd` and `gzip`
+/// offered, SSE and JSON alike; nothing asked, nothing compressed.
+#[tokio::test]
+async fn answers_are_compressed_when_the_request_asks() {
+    use std::io::Read;
+    let (sim, tokens) = sim_with_openai("pro").await;
+    let url = format!("{}/responses", sim.codex_base_url());
+    for (offered, expected, magic) in
+        [("zstd,gzip", "zstd", &[0x28, 0xb5, 0x2f, 0xfd][..]), ("gzip, zstd", "gzip", &[0x1f, 0x8b][..])]
+    {
+        let response = client()
+            .post(&url)
+            .bearer_auth(&tokens.access_token)
+            .header("accept-encoding", offered)
+            .json(&codex_body("hi"))
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-encoding"], expected, "{offered}");
+        let raw = response.bytes().await.expect("body");
+        assert!(raw.starts_with(magic), "{offered}: {:?}", &raw[..8.min(raw.len())]);
+        let text = if expected == "zstd" {
+            String::from_utf8(upstream_sim::request::decompress_zstd(&raw).expect("zstd")).expect("utf-8")
+        } else {
+            let mut text = String::new();
+            flate2::read::GzDecoder::new(&raw[..]).read_to_string(&mut text).expect("gzip");
+            text
+        };
+        assert!(names(&parse_sse(&text)).contains(&"response.completed"), "{text}");
+    }
+    let models = client()
+        .get(format!("{}/models?client_version=0.171.0", sim.codex_base_url()))
+        .bearer_auth(&tokens.access_token)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(models.headers()["content-encoding"], "gzip", "JSON answers too");
+    let plain = post_codex(&sim, &tokens, &codex_body("hi")).await;
+    assert!(!plain.headers().contains_key("content-encoding"), "nothing asked, nothing compressed");
+}

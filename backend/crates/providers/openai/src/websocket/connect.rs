@@ -1,7 +1,8 @@
 //! Opening an upstream WebSocket with the request profile and the account's credential, over
 //! the shared connector (gateway-transport: the same TLS roots and egress route as HTTP, and a
 //! bounded read buffer). The client's Codex session and turn headers go on the handshake as
-//! they go on an HTTP request (`transport::forwarded_client_headers`).
+//! they go on an HTTP request (`transport::forwarded_client_headers`), with the serving
+//! account's identifiers (`identity.rs`).
 
 use std::time::Duration;
 
@@ -84,7 +85,7 @@ pub async fn connect(
     for (name, value) in crate::transport::forwarded_client_headers(client_headers) {
         headers.insert(name, value);
     }
-    crate::transport::replace_installation_header(headers, identity);
+    identity.edit_headers(headers);
     let mut set = |name: &'static str, value: &str| {
         if let Ok(value) = HeaderValue::from_str(value) {
             headers.insert(HeaderName::from_static(name), value);
