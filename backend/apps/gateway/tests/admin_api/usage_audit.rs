@@ -39,15 +39,6 @@ async fn usage_views_report_recorded_requests() {
     assert_eq!(detail["record"]["id"], id.as_str());
     assert_eq!(detail["attemptsComplete"], true);
     assert_eq!(detail["attempts"].as_array().map(Vec::len), Some(1));
-    assert_eq!(detail["record"], completed["items"][0], "the detail's record is the list's item");
-    let stored: serde_json::Value = sqlx::query_scalar("SELECT attempts FROM model_requests WHERE id::text = $1")
-        .bind(&id)
-        .fetch_one(&g.pool().await)
-        .await
-        .expect("the row");
-    assert_eq!(detail["attempts"], stored, "the detail shows the attempts in the row's own shape");
-    assert_eq!(detail["attempts"][0]["outcome"], "ok");
-    assert_eq!(detail["routingGroups"], json!([]));
     assert_eq!(admin.get("/usage/records/not-a-uuid").await.status, 422);
     assert_eq!(admin.get("/usage/records/0190b7a2-0000-7000-8000-000000000000").await.status, 404);
     assert_eq!(admin.get("/usage/records?from=yesterday").await.status, 422);

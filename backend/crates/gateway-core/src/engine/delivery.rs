@@ -256,10 +256,7 @@ impl Delivery {
         tracing::warn!(request = %self.barrier.id(), %message, "upstream stream failed before the commit");
         self.finished = true;
         let _finish = self.finish_span(RequestStatus::Failed).entered();
-        self.barrier.record().finish(
-            RequestStatus::Failed,
-            RequestOutcome::error(Some(502), "stream_interrupted"),
-        );
+        self.barrier.record().finish(RequestStatus::Failed, RequestOutcome::error(Some(502), "stream_interrupted"));
         self.lease.release(None);
         ApiError::new(ErrorCode::StreamInterrupted, "The upstream stream broke before the response started.")
     }

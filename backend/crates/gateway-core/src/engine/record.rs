@@ -170,7 +170,8 @@ impl RequestRecord {
         update.provider = self.provider;
         update.account_id = self.account;
         update.attempts = Some(self.attempts.clone());
-        update.outcome = RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(response_id);
+        update.outcome =
+            RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(response_id);
         update.downstream_committed_at = Some(now);
         update.latency = self.latency;
         self.queue.push(Observation::Update(Box::new(update)));

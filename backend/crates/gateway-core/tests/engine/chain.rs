@@ -78,7 +78,8 @@ async fn a_completed_stream_commits_and_finishes_with_its_outcome() {
     drain(body).await;
     let row = world.settled(id).await;
     let (commit, terminal) = (row.updates.first().expect("a commit"), row.updates.last().expect("a terminal"));
-    let committed = RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(Some("resp_1"));
+    let committed =
+        RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(Some("resp_1"));
     assert_eq!(commit.outcome, committed, "the commit records what the client is about to receive");
     assert_eq!(terminal.status, RequestStatus::Completed);
     let outcome = &terminal.outcome;

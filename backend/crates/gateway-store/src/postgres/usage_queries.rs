@@ -17,7 +17,9 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::usage_rows::{bind_filter, request_summary_select, totals_from_row, usage_filter, usage_totals};
-use crate::rows::usage::{LAST_USED_BY_ACCOUNT, REQUEST_DETAIL, detail_from_row, last_used_from_rows, summary_from_row};
+use crate::rows::usage::{
+    LAST_USED_BY_ACCOUNT, REQUEST_DETAIL, detail_from_row, last_used_from_rows, summary_from_row,
+};
 
 /// (group key expression, label expression, joins) of a dimension.
 fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static str) {

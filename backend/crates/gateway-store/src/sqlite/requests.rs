@@ -70,8 +70,11 @@ impl RequestLog for SqliteStore {
         let inserted = insert_rows(&mut tx, &rows).await?;
         // Updates whose row was inserted just now are already in it; the rest update rows
         // written by earlier batches (or starts that were already stored).
-        let rest =
-            folded.iter().filter(|u| !inserted.contains(&u.id)).map(UpdateColumns::of).collect::<Result<Vec<_>, _>>()?;
+        let rest = folded
+            .iter()
+            .filter(|u| !inserted.contains(&u.id))
+            .map(UpdateColumns::of)
+            .collect::<Result<Vec<_>, _>>()?;
         let updated = update_rows(&mut tx, &rest).await?;
         tx.commit().await.map_err(storage_error)?;
         Ok((inserted.len() as u64, updated))
@@ -161,11 +164,9 @@ async fn insert_rows(
     for size in statements::chunks(rows.len()) {
         let (chunk, tail) = rest.split_at(size);
         rest = tail;
-        let query = chunk
-            .iter()
-            .fold(sqlx::query(statements::insert(size)), |q, (columns, start)| {
-                bind_start(bind_update(q, columns, now), start)
-            });
+        let query = chunk.iter().fold(sqlx::query(statements::insert(size)), |q, (columns, start)| {
+            bind_start(bind_update(q, columns, now), start)
+        });
         let ids: Vec<uuid::Uuid> =
             query.fetch_all(&mut **tx).await.map_err(storage_error)?.iter().map(|row| row.get(0)).collect();
         inserted.extend(ids.into_iter().map(RequestId));

@@ -31,7 +31,10 @@ async fn the_attempts_column_keeps_its_json_shape() -> anyhow::Result<()> {
     t.store.record_updates(&[progress]).await?;
     let raw = t.raw().await?;
     let stored: String = sqlx::query_scalar("SELECT attempts FROM model_requests").fetch_one(&raw).await?;
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&stored)?, serde_json::json!([attempt_json(1), attempt_json(2)]));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stored)?,
+        serde_json::json!([attempt_json(1), attempt_json(2)])
+    );
 
     sqlx::query("UPDATE model_requests SET attempts = json_set(attempts, '$[0].outcome', 'upstream_exploded')")
         .execute(&raw)

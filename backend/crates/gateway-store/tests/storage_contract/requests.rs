@@ -195,7 +195,8 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
     let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
     progress.attempts = Some(vec![attempt(1)]);
     let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
-    done.outcome.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
+    done.outcome.usage =
+        Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
     done.outcome.client_response_id = Some(b"resp_\x00quick".to_vec());
     let earlier_done = finished(earlier.id, RequestStatus::Failed, SendState::Ambiguous);
 

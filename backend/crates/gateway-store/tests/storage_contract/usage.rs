@@ -50,7 +50,8 @@ pub async fn usage_totals_groups_and_trends_agree(h: impl Harness) -> anyhow::Re
         u.finished_at = Some(s.started_at + time::Duration::seconds(1));
         u.account_id = Some(account);
         u.outcome.http_status = Some(if status == RequestStatus::Completed { 200 } else { 502 });
-        u.outcome.usage = Some(TokenUsage { input_tokens: 100, output_tokens: 10, total_tokens: 110, ..TokenUsage::default() });
+        u.outcome.usage =
+            Some(TokenUsage { input_tokens: 100, output_tokens: 10, total_tokens: 110, ..TokenUsage::default() });
         u.outcome.cost = Some(NanoUsd(1_000));
         u.latency = LatencySplits { total_ms: Some(ms), first_token_ms: Some(ms / 2), ..LatencySplits::default() };
         updates.push(u);
