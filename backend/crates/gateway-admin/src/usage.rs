@@ -6,7 +6,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use gateway_core::domain::{
-    AccountId, ClientKeyId, LatencySplits, ProviderKind, RequestId, RequestStatus, SendState, TokenUsage, Transport,
+    AccountId, ClientKeyId, LatencySplits, ModelRequestRecord, ProviderKind, RequestId, RequestStatus, RoutingSnapshot,
+    SendState, TokenUsage, Transport,
 };
 
 /// Which requests a view covers; `None` = no restriction. `from` inclusive, `to` exclusive.
@@ -32,7 +33,8 @@ pub struct RequestCursor {
     pub id: RequestId,
 }
 
-/// One row of the request list.
+/// One row of the request list: a projection of the row (the list query reads only these
+/// columns, the attempts as their count), with the key's and the account's names joined in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestSummary {
     pub id: RequestId,
@@ -59,25 +61,58 @@ pub struct RequestSummary {
     pub routing_scope: String,
 }
 
-/// One request with everything the detail view shows.
+/// One request with everything the detail view shows: the stored row as the core reads it, and
+/// the names the view joins in (as they are now; `None` once the key or account is gone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestDetail {
-    pub summary: RequestSummary,
-    /// The attempts JSON array as recorded.
-    pub attempts: serde_json::Value,
-    /// `[{id, name}]` when the key was scoped to groups.
-    pub routing_groups: serde_json::Value,
-    pub service_tier: Option<String>,
-    pub deadline_at: OffsetDateTime,
-    pub downstream_committed_at: Option<OffsetDateTime>,
+    pub request: ModelRequestRecord,
+    pub client_key_name: Option<String>,
+    pub account_email: Option<String>,
 }
 
 impl RequestDetail {
     /// Whether the attempts list is known to be complete: not while the request runs, nor when
     /// the row was closed by stale recovery (its last observations may have been dropped).
     pub fn attempts_complete(&self) -> bool {
-        self.summary.status != RequestStatus::Running
-            && !matches!(self.summary.error_code.as_deref(), Some("stale_recovered" | "replica_lost"))
+        self.request.status != RequestStatus::Running
+            && !matches!(self.request.outcome.error_code.as_deref(), Some("stale_recovered" | "replica_lost"))
+    }
+
+    /// The request as a row of the list.
+    pub fn summary(&self) -> RequestSummary {
+        let r = &self.request;
+        RequestSummary {
+            id: r.start.id,
+            started_at: r.start.started_at,
+            finished_at: r.finished_at,
+            status: r.status,
+            send_state: r.send_state,
+            http_status: r.outcome.http_status,
+            error_code: r.outcome.error_code.clone(),
+            client_key_id: r.start.client_key_id,
+            client_key_name: self.client_key_name.clone(),
+            account_id: r.account_id,
+            account_email: self.account_email.clone(),
+            provider: r.provider,
+            requested_model: r.start.requested_model.clone(),
+            upstream_model: r.outcome.upstream_model.clone(),
+            operation: r.start.operation.clone(),
+            transport: r.start.transport,
+            stream: r.start.stream,
+            usage: r.outcome.usage,
+            cost_nano_usd: r.outcome.cost.map(|c| c.0),
+            latency: r.latency,
+            attempt_count: u32::try_from(r.attempts.len()).unwrap_or(u32::MAX),
+            routing_scope: routing_scope(&r.start.routing).to_owned(),
+        }
+    }
+}
+
+/// How the list names a routing snapshot (`model_requests.routing_scope`).
+fn routing_scope(routing: &RoutingSnapshot) -> &'static str {
+    match routing {
+        RoutingSnapshot::All => "all",
+        RoutingSnapshot::Groups(_) => "groups",
     }
 }
 

@@ -14,6 +14,7 @@ pub mod ops_event;
 pub mod provider;
 pub mod quota_window;
 pub mod replica;
+pub mod request_outcome;
 pub mod request_usage;
 pub mod revision;
 pub mod runtime_settings;
@@ -23,7 +24,7 @@ pub use account::{
     AccountProfile, AccountRecord, CredentialFacts, CredentialState, ProviderData, QuotaFacts, QuotaState,
     SchedulingFacts, Weight,
 };
-pub use attempt::{Attempt, AttemptOutcome};
+pub use attempt::{Attempt, AttemptFailureCode, AttemptOutcome};
 pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope, ServiceTierPolicy};
 pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
 pub use egress_proxy::EgressProxy;
@@ -37,6 +38,7 @@ pub use ops_event::{OpsEvent, OpsLevel};
 pub use provider::ProviderKind;
 pub use quota_window::QuotaWindow;
 pub use replica::{BootId, ReplicaName, Runner};
+pub use request_outcome::RequestOutcome;
 pub use request_usage::{LatencySplits, TokenUsage};
 pub use revision::{ConfigRevision, CredentialRevision, QuotaRevision};
 pub use runtime_settings::{RotationStrategy, RuntimeSettings};

@@ -33,7 +33,7 @@ use time::OffsetDateTime;
 
 use crate::accounting::PriceTable;
 use crate::coordination::{CircuitPolicy, ContinuationPins, HeldSlots, ProviderCircuits, RequestSlots};
-use crate::domain::{ProviderKind, RequestId, RequestStatus, Runner, ServiceTierPolicy, Transport};
+use crate::domain::{ProviderKind, RequestId, RequestOutcome, RequestStatus, Runner, ServiceTierPolicy, Transport};
 use crate::observation::ObservationQueue;
 use crate::provider::{Operation, ProviderSet, UpstreamRoute};
 use crate::snapshot::{KeyEntry, RuntimeSnapshot, SnapshotHolder};
@@ -274,11 +274,10 @@ impl Engine {
         let _entered = finish.enter();
         record.finish(
             RequestStatus::Failed,
-            record::Outcome {
-                http_status: Some(error.status()),
-                error_code: Some(error.upstream_code.clone().unwrap_or_else(|| error.code.code().to_owned())),
-                ..record::Outcome::default()
-            },
+            RequestOutcome::error(
+                Some(error.status()),
+                error.upstream_code.clone().unwrap_or_else(|| error.code.code().to_owned()),
+            ),
         );
         Reply::error(error, Some(record.id))
     }

@@ -17,7 +17,7 @@ use gateway_protocol::{ApiError, SseFrame};
 use time::OffsetDateTime;
 
 use crate::catalog::SyncedEntry;
-use crate::domain::{AccountId, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
+use crate::domain::{AccountId, AttemptFailureCode, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
 use crate::snapshot::AccountEntry;
 
 /// What the client asked for.
@@ -194,21 +194,27 @@ impl AttemptFailure {
         self
     }
 
-    /// A stable code for the attempt record.
+    /// A stable code for the attempt record, the metrics and the logs.
     pub fn code(&self) -> &'static str {
+        self.failure_code().as_str()
+    }
+
+    /// The attempt record's failure code.
+    pub fn failure_code(&self) -> AttemptFailureCode {
+        use AttemptFailureCode as Code;
         match &self.class {
-            FailureClass::Unauthorized => "upstream_unauthorized",
-            FailureClass::RateLimited { .. } => "upstream_rate_limited",
-            FailureClass::ModelNotSupported => "model_not_supported",
-            FailureClass::AccountUnusable { .. } => "account_unusable",
-            FailureClass::UpstreamUnavailable => "upstream_unavailable",
-            FailureClass::ConnectFailed => "upstream_connect_failed",
-            FailureClass::ProxyFailed => "egress_proxy_failed",
-            FailureClass::Ambiguous => "upstream_ambiguous",
-            FailureClass::Rejected(_) => "upstream_rejected",
-            FailureClass::ContinuationLost => "previous_response_not_found",
-            FailureClass::GatewayOverloaded => "gateway_overloaded",
-            FailureClass::ClientVersionRejected => "client_version_rejected",
+            FailureClass::Unauthorized => Code::UpstreamUnauthorized,
+            FailureClass::RateLimited { .. } => Code::UpstreamRateLimited,
+            FailureClass::ModelNotSupported => Code::ModelNotSupported,
+            FailureClass::AccountUnusable { .. } => Code::AccountUnusable,
+            FailureClass::UpstreamUnavailable => Code::UpstreamUnavailable,
+            FailureClass::ConnectFailed => Code::UpstreamConnectFailed,
+            FailureClass::ProxyFailed => Code::EgressProxyFailed,
+            FailureClass::Ambiguous => Code::UpstreamAmbiguous,
+            FailureClass::Rejected(_) => Code::UpstreamRejected,
+            FailureClass::ContinuationLost => Code::PreviousResponseNotFound,
+            FailureClass::GatewayOverloaded => Code::GatewayOverloaded,
+            FailureClass::ClientVersionRejected => Code::ClientVersionRejected,
         }
     }
 }

@@ -1,3 +1,4 @@
 mod account;
+mod attempt;
 mod client_key;
 mod send_state;

@@ -10,6 +10,7 @@ pub(crate) mod client_keys;
 pub(crate) mod credentials;
 pub(crate) mod egress_proxy;
 pub(crate) mod ops_events;
+pub(crate) mod request_update;
 pub(crate) mod requests;
 pub(crate) mod runtime_settings;
 pub(crate) mod usage;

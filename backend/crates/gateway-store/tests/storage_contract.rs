@@ -84,6 +84,7 @@ macro_rules! storage_contract_suite {
             request_retention_deletes_finished_rows_in_bounded_batches,
             a_batch_writes_requests_that_ended_in_it_as_finished_rows,
             a_large_batch_writes_every_row_with_its_own_values,
+            a_request_reads_back_typed_as_it_was_written,
             // UsageQueries
             usage_totals_groups_and_trends_agree,
             outcome_counts_count_finished_and_failed_requests_of_a_window,

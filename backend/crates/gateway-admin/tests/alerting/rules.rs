@@ -106,7 +106,7 @@ async fn requests(store: &SqliteStore, at: OffsetDateTime, total: u128, failed: 
             let status = if (i as u128) < failed { RequestStatus::Failed } else { RequestStatus::Completed };
             let mut u = RequestUpdate::new(s.id, status, SendState::Sent);
             u.finished_at = Some(started_at + time::Duration::seconds(1));
-            u.http_status = Some(if status == RequestStatus::Completed { 200 } else { 502 });
+            u.outcome.http_status = Some(if status == RequestStatus::Completed { 200 } else { 502 });
             u
         })
         .collect();

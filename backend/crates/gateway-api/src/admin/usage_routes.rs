@@ -1,6 +1,7 @@
 //! `/api/admin/usage/*`: request records (filters, cursor), one record with its attempts,
 //! breakdowns by dimension, and trends in time buckets aligned in the requested IANA zone.
 
+mod record_detail;
 mod views;
 
 use axum::Json;
@@ -19,8 +20,9 @@ use crate::admin::envelope::{ApiFailure, ApiResult, ErrorBody};
 use crate::admin::extract::QueryParams;
 use crate::admin::pagination;
 
+pub use record_detail::RecordDetail;
 pub use views::RecordItem;
-pub use views::{InsightList, RecordDetail, RecordList, TotalsView, TrendView};
+pub use views::{InsightList, RecordList, TotalsView, TrendView};
 
 pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new()

@@ -2,8 +2,12 @@
 //! invariant 1: attempts live in the row, there is no attempt table). A domain type: its JSON
 //! shape belongs to the store that writes it.
 
+use std::str::FromStr;
+
 use time::OffsetDateTime;
 
+use crate::closed_set;
+use crate::domain::closed_set::UnknownVariant;
 use crate::domain::ids::AccountId;
 use crate::domain::provider::ProviderKind;
 use crate::domain::send_state::SendState;
@@ -22,6 +26,26 @@ pub struct Attempt {
     pub send_state: SendState,
 }
 
+closed_set!(
+    /// The stable code of a failed attempt (`AttemptFailure::failure_code`), as the attempt record,
+    /// the metrics and the ops events spell it. Codes are only ever added, never renamed: stored
+    /// rows keep them.
+    AttemptFailureCode as "attempt failure code" {
+        UpstreamUnauthorized = "upstream_unauthorized",
+        UpstreamRateLimited = "upstream_rate_limited",
+        ModelNotSupported = "model_not_supported",
+        AccountUnusable = "account_unusable",
+        UpstreamUnavailable = "upstream_unavailable",
+        UpstreamConnectFailed = "upstream_connect_failed",
+        EgressProxyFailed = "egress_proxy_failed",
+        UpstreamAmbiguous = "upstream_ambiguous",
+        UpstreamRejected = "upstream_rejected",
+        PreviousResponseNotFound = "previous_response_not_found",
+        GatewayOverloaded = "gateway_overloaded",
+        ClientVersionRejected = "client_version_rejected",
+    }
+);
+
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttemptOutcome {
@@ -29,17 +53,33 @@ pub enum AttemptOutcome {
     Started,
     /// The upstream accepted the call.
     Ok,
-    /// The call failed; the stable failure code (`AttemptFailure::code`).
-    Failed(&'static str),
+    /// The call failed.
+    Failed(AttemptFailureCode),
 }
 
 impl AttemptOutcome {
     /// What the row stores: `started`, `ok` or the failure code.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Started => "started",
             Self::Ok => "ok",
-            Self::Failed(code) => code,
+            Self::Failed(code) => code.as_str(),
+        }
+    }
+}
+
+impl FromStr for AttemptOutcome {
+    type Err = UnknownVariant;
+
+    /// The inverse of [`as_str`](Self::as_str).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "started" => Ok(Self::Started),
+            "ok" => Ok(Self::Ok),
+            code => code
+                .parse()
+                .map(Self::Failed)
+                .map_err(|_| UnknownVariant { set: "attempt outcome", value: code.to_owned() }),
         }
     }
 }

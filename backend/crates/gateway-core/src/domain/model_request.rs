@@ -1,5 +1,8 @@
 //! The `model_requests` projection: one row per client request (invariant 1), written from
-//! observations (a start, then progress/terminal updates). Attempts live in the row's JSON.
+//! observations (a start, then progress/terminal updates). One model per direction: the start
+//! ([`RequestStart`]), an update ([`RequestUpdate`]) and the row read back
+//! ([`ModelRequestRecord`]); the update and the read model share the typed attempts and
+//! [`RequestOutcome`]. Attempts live in the row's JSON, whose shape is the store's.
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -7,10 +10,10 @@ use time::OffsetDateTime;
 use crate::closed_set;
 use crate::domain::attempt::Attempt;
 use crate::domain::ids::{AccountId, ClientKeyId, GroupId, RequestId};
-use crate::domain::money::NanoUsd;
 use crate::domain::provider::ProviderKind;
 use crate::domain::replica::Runner;
-use crate::domain::request_usage::{LatencySplits, TokenUsage};
+use crate::domain::request_outcome::RequestOutcome;
+use crate::domain::request_usage::LatencySplits;
 use crate::domain::send_state::SendState;
 
 closed_set!(
@@ -72,8 +75,9 @@ pub struct RequestStart {
 }
 
 /// A later observation of a request: progress (`status = Running`) or terminal. `None` fields
-/// keep the stored value. The store applies the monotone rules in SQL: the send-state watermark
-/// never falls, and a terminal row is never changed again (only its watermark can still rise).
+/// (here and in `outcome`) keep the stored value. The store applies the monotone rules in SQL:
+/// the send-state watermark never falls, and a terminal row is never changed again (only its
+/// watermark can still rise).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestUpdate {
     pub id: RequestId,
@@ -81,16 +85,9 @@ pub struct RequestUpdate {
     pub send_state: SendState,
     pub provider: Option<ProviderKind>,
     pub account_id: Option<AccountId>,
-    pub upstream_model: Option<String>,
-    pub http_status: Option<u16>,
-    pub error_code: Option<String>,
     /// Every attempt so far; replaces the stored ones.
     pub attempts: Option<Vec<Attempt>>,
-    pub usage: Option<TokenUsage>,
-    pub cost: Option<NanoUsd>,
-    pub service_tier: Option<String>,
-    pub client_response_id: Option<Vec<u8>>,
-    pub upstream_response_id: Option<Vec<u8>>,
+    pub outcome: RequestOutcome,
     pub downstream_committed_at: Option<OffsetDateTime>,
     /// Required for a terminal status; ignored for progress.
     pub finished_at: Option<OffsetDateTime>,
@@ -106,15 +103,8 @@ impl RequestUpdate {
             send_state,
             provider: None,
             account_id: None,
-            upstream_model: None,
-            http_status: None,
-            error_code: None,
             attempts: None,
-            usage: None,
-            cost: None,
-            service_tier: None,
-            client_response_id: None,
-            upstream_response_id: None,
+            outcome: RequestOutcome::default(),
             downstream_committed_at: None,
             finished_at: None,
             latency: LatencySplits::default(),
@@ -122,7 +112,7 @@ impl RequestUpdate {
     }
 }
 
-/// A stored request row, as read back (admin usage views, tests).
+/// A stored request row, as read back (the request log, the admin usage detail, tests).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelRequestRecord {
     pub start: RequestStart,
@@ -130,15 +120,8 @@ pub struct ModelRequestRecord {
     pub send_state: SendState,
     pub provider: Option<ProviderKind>,
     pub account_id: Option<AccountId>,
-    pub upstream_model: Option<String>,
-    pub http_status: Option<u16>,
-    pub error_code: Option<String>,
-    pub attempts: serde_json::Value,
-    pub usage: Option<TokenUsage>,
-    pub cost: Option<NanoUsd>,
-    pub service_tier: Option<String>,
-    pub client_response_id: Option<Vec<u8>>,
-    pub upstream_response_id: Option<Vec<u8>>,
+    pub attempts: Vec<Attempt>,
+    pub outcome: RequestOutcome,
     pub downstream_committed_at: Option<OffsetDateTime>,
     pub finished_at: Option<OffsetDateTime>,
     pub latency: LatencySplits,

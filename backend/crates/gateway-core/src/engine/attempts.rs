@@ -322,7 +322,7 @@ async fn send(
             }
             Err(failure) => failure,
         };
-        record.end_attempt(AttemptOutcome::Failed(failure.code()), failure.http_status, failure.send_state);
+        record.end_attempt(AttemptOutcome::Failed(failure.failure_code()), failure.http_status, failure.send_state);
         tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
         alerts::account_failed(engine, step.kind, account_id, &failure);
         if let Some(quota) = failure.quota.clone() {

@@ -38,10 +38,10 @@ use self::commit_barrier::CommitBarrier;
 use self::facts_tap::{FactsTap, kind_of};
 use self::lease_keeper::LeaseKeeper;
 use super::attempts::Accepted;
-use super::record::{Outcome, RequestRecord};
+use super::record::RequestRecord;
 use crate::accounting::PriceTable;
 use crate::coordination::{ContinuationPin, ContinuationPins};
-use crate::domain::{AccountId, ProviderKind, RequestStatus};
+use crate::domain::{AccountId, ProviderKind, RequestOutcome, RequestStatus};
 use crate::observation::Observation;
 use crate::provider::{FrameStream, StreamFailure, UpstreamEvent};
 
@@ -256,10 +256,7 @@ impl Delivery {
         tracing::warn!(request = %self.barrier.id(), %message, "upstream stream failed before the commit");
         self.finished = true;
         let _finish = self.finish_span(RequestStatus::Failed).entered();
-        self.barrier.record().finish(
-            RequestStatus::Failed,
-            Outcome { http_status: Some(502), error_code: Some("stream_interrupted".to_owned()), ..Outcome::default() },
-        );
+        self.barrier.record().finish(RequestStatus::Failed, RequestOutcome::error(Some(502), "stream_interrupted"));
         self.lease.release(None);
         ApiError::new(ErrorCode::StreamInterrupted, "The upstream stream broke before the response started.")
     }

@@ -9,8 +9,8 @@ use time::OffsetDateTime;
 
 use crate::coordination::SpendPeriod;
 use crate::domain::{
-    AccountId, Attempt, AttemptOutcome, ClientKeyId, LatencySplits, NanoUsd, ProviderKind, RequestId, RequestStart,
-    RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
+    AccountId, Attempt, AttemptOutcome, ClientKeyId, LatencySplits, ProviderKind, RequestId, RequestOutcome,
+    RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Runner, SendState, Transport,
 };
 use crate::observation::{Observation, ObservationQueue};
 use crate::telemetry::{FinishedRequest, Telemetry};
@@ -24,18 +24,6 @@ pub struct RecordTelemetry {
     pub model: u16,
     /// When the request reached the engine (the gateway-overhead and latency clock).
     pub arrived: Instant,
-}
-
-/// The facts a terminal update carries beyond the attempts.
-#[derive(Debug, Default, Clone)]
-pub struct Outcome {
-    pub http_status: Option<u16>,
-    pub error_code: Option<String>,
-    pub usage: Option<TokenUsage>,
-    pub cost: Option<NanoUsd>,
-    pub service_tier: Option<String>,
-    pub upstream_model: Option<String>,
-    pub client_response_id: Option<Vec<u8>>,
 }
 
 pub struct RequestRecord {
@@ -182,10 +170,9 @@ impl RequestRecord {
         update.provider = self.provider;
         update.account_id = self.account;
         update.attempts = Some(self.attempts.clone());
-        update.http_status = Some(200);
+        update.outcome =
+            RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(response_id);
         update.downstream_committed_at = Some(now);
-        update.client_response_id = response_id.map(|id| id.as_bytes().to_vec());
-        update.upstream_response_id = update.client_response_id.clone();
         update.latency = self.latency;
         self.queue.push(Observation::Update(Box::new(update)));
     }
@@ -203,8 +190,8 @@ impl RequestRecord {
         self.committed_at.is_some()
     }
 
-    /// Enqueues the one terminal update.
-    pub fn finish(&mut self, status: RequestStatus, outcome: Outcome) {
+    /// Enqueues the one terminal update: the attempts and `outcome`, the facts beyond them.
+    pub fn finish(&mut self, status: RequestStatus, outcome: RequestOutcome) {
         if self.finished {
             return;
         }
@@ -224,15 +211,8 @@ impl RequestRecord {
         let mut update = RequestUpdate::new(self.id, status, self.watermark);
         update.provider = self.provider;
         update.account_id = self.account;
-        update.upstream_model = outcome.upstream_model;
-        update.http_status = outcome.http_status;
-        update.error_code = outcome.error_code;
         update.attempts = Some(self.attempts.clone());
-        update.usage = outcome.usage;
-        update.cost = outcome.cost;
-        update.service_tier = outcome.service_tier;
-        update.upstream_response_id = outcome.client_response_id.clone();
-        update.client_response_id = outcome.client_response_id;
+        update.outcome = outcome;
         update.downstream_committed_at = self.committed_at;
         update.finished_at = Some(OffsetDateTime::now_utc());
         update.latency = self.latency;
@@ -247,8 +227,7 @@ impl RequestRecord {
 impl Drop for RequestRecord {
     fn drop(&mut self) {
         if !self.finished {
-            let outcome = Outcome { error_code: Some("client_disconnected".to_owned()), ..Outcome::default() };
-            self.finish(RequestStatus::Cancelled, outcome);
+            self.finish(RequestStatus::Cancelled, RequestOutcome::error(None, "client_disconnected"));
         }
     }
 }

@@ -3,7 +3,7 @@
 //! that hangs up, the coordination store being down, and the slot kept alive while a stream
 //! runs.
 
-use gateway_core::domain::{ProviderKind, RequestStatus};
+use gateway_core::domain::{ProviderKind, RequestOutcome, RequestStatus};
 
 use super::support::provider::{Step, completed, created, delta};
 use super::support::world::{Answer, JSON, STREAM, World, drain, limits, next_chunk};
@@ -67,6 +67,27 @@ async fn a_non_stream_request_gets_the_aggregated_response() {
     let row = world.settled(id.expect("as scripted")).await;
     assert_eq!(row.status, RequestStatus::Completed);
     assert!(row.downstream_committed_at.is_some(), "committed at the terminal event");
+    world.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_completed_stream_commits_and_finishes_with_its_outcome() {
+    let world = World::new(&[1], &[]);
+    world.openai.then_answer();
+    let Answer::Stream { id, body } = Answer::of(world.send(STREAM).await) else { panic!("a stream") };
+    drain(body).await;
+    let row = world.settled(id).await;
+    let (commit, terminal) = (row.updates.first().expect("a commit"), row.updates.last().expect("a terminal"));
+    let committed =
+        RequestOutcome { http_status: Some(200), ..RequestOutcome::default() }.with_response_id(Some("resp_1"));
+    assert_eq!(commit.outcome, committed, "the commit records what the client is about to receive");
+    assert_eq!(terminal.status, RequestStatus::Completed);
+    let outcome = &terminal.outcome;
+    assert_eq!((outcome.http_status, outcome.error_code.as_deref()), (Some(200), None));
+    assert_eq!(outcome.usage.map(|u| (u.input_tokens, u.output_tokens, u.total_tokens)), Some((3, 2, 5)));
+    assert_eq!(outcome.upstream_model.as_deref(), Some("gpt-test"));
+    assert_eq!(outcome.client_response_id.as_deref(), Some(&b"resp_1"[..]));
+    assert_eq!(outcome.upstream_response_id, outcome.client_response_id, "the upstream's id is passed through");
     world.stop().await;
 }
 

@@ -23,7 +23,7 @@ async fn recorded(world: &World, answer: &Answer) -> (Option<NanoUsd>, Option<St
     assert_eq!(*status, 200, "{body}");
     let row = world.settled(id.expect("recorded")).await;
     let last = row.updates.last().expect("a terminal update");
-    (last.cost, last.service_tier.clone())
+    (last.outcome.cost, last.outcome.service_tier.clone())
 }
 
 fn scripted_cost(tier: Option<&str>) -> NanoUsd {

@@ -12,10 +12,10 @@ use time::OffsetDateTime;
 use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate, RoutingSnapshot};
 use gateway_core::ports::{RequestLog, StorageError};
 
-use crate::attempt_json::AttemptJson;
 use crate::postgres::PgStore;
-use crate::postgres::column_values::{int8, opt_int4, opt_int8};
+use crate::postgres::column_values::int8;
 use crate::postgres::error_mapping::storage_error;
+use crate::rows::request_update::{UpdateColumns, fold};
 use crate::rows::requests::{request_from_row, request_select};
 
 /// One start as a JSON record for `jsonb_to_recordset`.
@@ -75,9 +75,10 @@ const INSERT_STARTS: &str = "INSERT INTO model_requests (id, client_key_id, requ
      LEFT JOIN client_api_keys k ON k.id = r.client_key_id \
      ON CONFLICT (id) DO NOTHING";
 
-/// Every update of a batch in one statement. Rows still `running` take the update's values
-/// (`NULL` keeps the stored one); terminal rows only see their watermark rise. The watermark
-/// never falls (ranked `not_sent < ambiguous < sent`).
+/// Every update of a batch in one statement, its records `rows::request_update::UpdateColumns`.
+/// Rows still `running` take the update's values (`NULL` keeps the stored one); terminal rows
+/// only see their watermark rise. The watermark never falls (ranked `not_sent < ambiguous <
+/// sent`).
 const APPLY_UPDATES: &str = "UPDATE model_requests m SET \
      send_state = CASE WHEN array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], r.send_state) \
         > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], m.send_state) THEN r.send_state ELSE m.send_state END, \
@@ -115,76 +116,6 @@ const APPLY_UPDATES: &str = "UPDATE model_requests m SET \
        AND (m.status = 'running' OR array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], r.send_state) \
             > array_position(ARRAY['not_sent', 'ambiguous', 'sent']::text[], m.send_state))";
 
-/// One update as a JSON record for `jsonb_to_recordset`.
-#[derive(Serialize)]
-struct UpdateRecord<'a> {
-    id: uuid::Uuid,
-    status: &'static str,
-    send_state: &'static str,
-    provider: Option<&'static str>,
-    account_id: Option<i64>,
-    upstream_model: Option<&'a str>,
-    http_status: Option<i16>,
-    error_code: Option<&'a str>,
-    attempts: Option<Vec<AttemptJson>>,
-    input_tokens: Option<i64>,
-    cached_input_tokens: Option<i64>,
-    output_tokens: Option<i64>,
-    reasoning_tokens: Option<i64>,
-    total_tokens: Option<i64>,
-    cost_nano_usd: Option<i64>,
-    service_tier: Option<&'a str>,
-    client_response_id: Option<String>,
-    upstream_response_id: Option<String>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    downstream_committed_at: Option<OffsetDateTime>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    finished_at: Option<OffsetDateTime>,
-    connect_ms: Option<i32>,
-    headers_ms: Option<i32>,
-    first_event_ms: Option<i32>,
-    first_token_ms: Option<i32>,
-    total_ms: Option<i32>,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-impl<'a> UpdateRecord<'a> {
-    fn of(update: &'a RequestUpdate) -> Result<Self, StorageError> {
-        let usage = update.usage.as_ref();
-        let latency = &update.latency;
-        Ok(Self {
-            id: update.id.0,
-            status: update.status.as_str(),
-            send_state: update.send_state.as_str(),
-            provider: update.provider.map(|p| p.as_str()),
-            account_id: update.account_id.map(|a| a.0),
-            upstream_model: update.upstream_model.as_deref(),
-            http_status: update.http_status.map(|s| i16::try_from(s).unwrap_or(i16::MAX)),
-            error_code: update.error_code.as_deref(),
-            attempts: update.attempts.as_deref().map(AttemptJson::all),
-            input_tokens: opt_int8(usage.map(|u| u.input_tokens), "model_requests.input_tokens")?,
-            cached_input_tokens: opt_int8(usage.map(|u| u.cached_input_tokens), "model_requests.cached_input_tokens")?,
-            output_tokens: opt_int8(usage.map(|u| u.output_tokens), "model_requests.output_tokens")?,
-            reasoning_tokens: opt_int8(usage.map(|u| u.reasoning_tokens), "model_requests.reasoning_tokens")?,
-            total_tokens: opt_int8(usage.map(|u| u.total_tokens), "model_requests.total_tokens")?,
-            cost_nano_usd: update.cost.map(|c| c.0),
-            service_tier: update.service_tier.as_deref(),
-            client_response_id: update.client_response_id.as_deref().map(hex),
-            upstream_response_id: update.upstream_response_id.as_deref().map(hex),
-            downstream_committed_at: update.downstream_committed_at,
-            finished_at: update.finished_at,
-            connect_ms: opt_int4(latency.connect_ms, "model_requests.connect_ms")?,
-            headers_ms: opt_int4(latency.headers_ms, "model_requests.headers_ms")?,
-            first_event_ms: opt_int4(latency.first_event_ms, "model_requests.first_event_ms")?,
-            first_token_ms: opt_int4(latency.first_token_ms, "model_requests.first_token_ms")?,
-            total_ms: opt_int4(latency.total_ms, "model_requests.total_ms")?,
-        })
-    }
-}
-
 /// Starts whose request also ended within the batch, inserted as finished rows.
 const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, requested_model, operation, transport, \
      stream, routing_scope, routing_groups, started_at, deadline_at, replica_name, boot_id, status, send_state, \
@@ -217,10 +148,11 @@ const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, reques
 fn full_record(start: &RequestStart, update: Option<&RequestUpdate>) -> Result<serde_json::Value, StorageError> {
     let internal = |e: serde_json::Error| StorageError::Internal(e.to_string());
     let mut record = serde_json::to_value(StartRecord::of(start)).map_err(internal)?;
-    let fields = match update {
-        Some(update) => serde_json::to_value(UpdateRecord::of(update)?).map_err(internal)?,
-        None => serde_json::json!({"status": "running", "send_state": "not_sent"}),
+    let columns = match update {
+        Some(update) => UpdateColumns::of(update)?,
+        None => UpdateColumns::running(start.id),
     };
+    let fields = serde_json::to_value(columns).map_err(internal)?;
     if let (Some(record), serde_json::Value::Object(fields)) = (record.as_object_mut(), fields) {
         for (key, value) in fields {
             if key != "id" {
@@ -229,55 +161,6 @@ fn full_record(start: &RequestStart, update: Option<&RequestUpdate>) -> Result<s
         }
     }
     Ok(record)
-}
-
-/// Folds the updates of one batch into one per request, in order: later values win, a value a
-/// later update leaves out keeps the earlier one, the watermark is the highest seen, and once an
-/// update is terminal a later `running` one cannot reopen it.
-pub(crate) fn fold(updates: &[RequestUpdate]) -> Vec<RequestUpdate> {
-    let mut folded: Vec<RequestUpdate> = Vec::with_capacity(updates.len());
-    let mut index: std::collections::HashMap<RequestId, usize> =
-        std::collections::HashMap::with_capacity(updates.len());
-    for update in updates {
-        match index.get(&update.id) {
-            None => {
-                index.insert(update.id, folded.len());
-                folded.push(update.clone());
-            }
-            Some(&i) => {
-                let earlier = folded[i].clone();
-                let mut next = update.clone();
-                next.send_state = earlier.send_state.raise(update.send_state);
-                if earlier.status.is_terminal() {
-                    next.status = earlier.status;
-                }
-                macro_rules! keep {
-                    ($($field:ident),*) => { $( if next.$field.is_none() { next.$field = earlier.$field.clone(); } )* };
-                }
-                keep!(
-                    provider,
-                    account_id,
-                    upstream_model,
-                    http_status,
-                    error_code,
-                    attempts,
-                    usage,
-                    cost,
-                    service_tier,
-                    client_response_id,
-                    upstream_response_id,
-                    downstream_committed_at,
-                    finished_at
-                );
-                macro_rules! keep_latency {
-                    ($($field:ident),*) => { $( if next.latency.$field.is_none() { next.latency.$field = earlier.latency.$field; } )* };
-                }
-                keep_latency!(connect_ms, headers_ms, first_event_ms, first_token_ms, total_ms);
-                folded[i] = next;
-            }
-        }
-    }
-    folded
 }
 
 #[async_trait]
@@ -297,7 +180,7 @@ impl RequestLog for PgStore {
             return Ok(0);
         }
         let folded = fold(updates);
-        let records = folded.iter().map(UpdateRecord::of).collect::<Result<Vec<_>, _>>()?;
+        let records = folded.iter().map(UpdateColumns::of).collect::<Result<Vec<_>, _>>()?;
         let batch = serde_json::to_value(&records).map_err(|e| StorageError::Internal(e.to_string()))?;
         let done = sqlx::query(APPLY_UPDATES).bind(batch).execute(self.pool()).await.map_err(storage_error)?;
         Ok(done.rows_affected())

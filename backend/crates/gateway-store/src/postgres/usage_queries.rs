@@ -17,7 +17,9 @@ use crate::postgres::PgStore;
 use crate::postgres::column_values::{ColumnRead, int8};
 use crate::postgres::error_mapping::storage_error;
 use crate::postgres::usage_rows::{bind_filter, request_summary_select, totals_from_row, usage_filter, usage_totals};
-use crate::rows::usage::{LAST_USED_BY_ACCOUNT, detail_from_row, last_used_from_rows, summary_from_row};
+use crate::rows::usage::{
+    LAST_USED_BY_ACCOUNT, REQUEST_DETAIL, detail_from_row, last_used_from_rows, summary_from_row,
+};
 
 /// (group key expression, label expression, joins) of a dimension.
 fn dimension_sql(by: UsageDimension) -> (&'static str, &'static str, &'static str) {
@@ -76,7 +78,7 @@ impl UsageQueries for PgStore {
     }
 
     async fn request_detail(&self, id: RequestId) -> Result<RequestDetail, StorageError> {
-        let row = sqlx::query(concat!(request_summary_select!(), "WHERE m.id = $1"))
+        let row = sqlx::query(REQUEST_DETAIL)
             .bind(id.0)
             .fetch_optional(self.pool())
             .await

@@ -51,7 +51,8 @@ macro_rules! usage_totals {
 }
 pub(crate) use usage_totals;
 
-/// The request list/detail select list (joins the key name and the account e-mail).
+/// The request list's select list (joins the key name and the account e-mail; the detail reads
+/// the whole row: `rows::usage::REQUEST_DETAIL`).
 macro_rules! request_summary_select {
     () => {
         "SELECT m.id, m.started_at, m.finished_at, m.status, m.send_state, m.http_status, m.error_code, \
@@ -59,8 +60,7 @@ macro_rules! request_summary_select {
          m.requested_model, m.upstream_model, m.operation, m.transport, m.stream, m.input_tokens, \
          m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, m.total_tokens, m.cost_nano_usd, \
          m.connect_ms, m.headers_ms, m.first_event_ms, m.first_token_ms, m.total_ms, \
-         jsonb_array_length(m.attempts) AS attempt_count, m.routing_scope, m.attempts, m.routing_groups, \
-         m.service_tier, m.deadline_at, m.downstream_committed_at \
+         jsonb_array_length(m.attempts) AS attempt_count, m.routing_scope \
          FROM model_requests m LEFT JOIN client_api_keys k ON k.id = m.client_key_id \
          LEFT JOIN provider_accounts a ON a.id = m.account_id "
     };

@@ -1,23 +1,33 @@
-//! Mapping `model_requests` rows to [`ModelRequestRecord`], for both dialects.
+//! Mapping `model_requests` rows to [`ModelRequestRecord`], the one read model, for both
+//! dialects (the request log's `get_request` and the admin usage detail).
 
 use gateway_core::domain::{
     AccountId, BootId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, ReplicaName,
-    RequestId, RequestStart, RoutingSnapshot, Runner, TokenUsage,
+    RequestId, RequestOutcome, RequestStart, RoutingSnapshot, Runner, TokenUsage,
 };
 use gateway_core::ports::StorageError;
 
+use crate::attempt_json::attempts_from_json;
 use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
 use crate::postgres::error_mapping::corrupt;
 use crate::row_columns::RowColumns;
 
-macro_rules! request_select {
+/// The columns [`request_from_row`] reads (`m` is `model_requests`).
+macro_rules! request_columns {
     () => {
-        "SELECT m.id, m.client_key_id, m.provider, m.account_id, m.requested_model, m.upstream_model, m.operation, \
+        "m.id, m.client_key_id, m.provider, m.account_id, m.requested_model, m.upstream_model, m.operation, \
          m.transport, m.stream, m.status, m.send_state, m.http_status, m.error_code, m.attempts, m.input_tokens, \
          m.cached_input_tokens, m.output_tokens, m.reasoning_tokens, m.total_tokens, m.cost_nano_usd, \
          m.service_tier, m.client_response_id, m.upstream_response_id, m.routing_scope, m.routing_groups, \
          m.started_at, m.deadline_at, m.downstream_committed_at, m.finished_at, m.connect_ms, m.headers_ms, \
-         m.first_event_ms, m.first_token_ms, m.total_ms, m.replica_name, m.boot_id FROM model_requests m "
+         m.first_event_ms, m.first_token_ms, m.total_ms, m.replica_name, m.boot_id"
+    };
+}
+pub(crate) use request_columns;
+
+macro_rules! request_select {
+    () => {
+        concat!("SELECT ", $crate::rows::requests::request_columns!(), " FROM model_requests m ")
     };
 }
 pub(crate) use request_select;
@@ -31,18 +41,6 @@ pub(crate) fn request_from_row(row: &impl RowColumns) -> Result<ModelRequestReco
             RoutingSnapshot::Groups(groups.into_iter().map(|g| GroupRef { id: GroupId(g.id), name: g.name }).collect())
         }
     };
-    let total: Option<i64> = row.col("total_tokens")?;
-    let usage = match total {
-        None => None,
-        Some(total) => Some(TokenUsage {
-            input_tokens: token(row, "input_tokens")?,
-            cached_input_tokens: token(row, "cached_input_tokens")?,
-            output_tokens: token(row, "output_tokens")?,
-            reasoning_tokens: token(row, "reasoning_tokens")?,
-            total_tokens: u64_of(total, "model_requests.total_tokens")?,
-        }),
-    };
-    let http_status: Option<i16> = row.col("http_status")?;
     Ok(ModelRequestRecord {
         start: RequestStart {
             id: RequestId(row.col("id")?),
@@ -60,15 +58,8 @@ pub(crate) fn request_from_row(row: &impl RowColumns) -> Result<ModelRequestReco
         send_state: closed(row.col::<&str>("send_state")?, "model_requests.send_state")?,
         provider: row.col::<Option<&str>>("provider")?.map(|p| closed(p, "model_requests.provider")).transpose()?,
         account_id: row.col::<Option<i64>>("account_id")?.map(AccountId),
-        upstream_model: row.col("upstream_model")?,
-        http_status: http_status.and_then(|s| u16::try_from(s).ok()),
-        error_code: row.col("error_code")?,
-        attempts: row.json("attempts")?,
-        usage,
-        cost: row.col::<Option<i64>>("cost_nano_usd")?.map(NanoUsd),
-        service_tier: row.col("service_tier")?,
-        client_response_id: row.col("client_response_id")?,
-        upstream_response_id: row.col("upstream_response_id")?,
+        attempts: attempts_from_json(row.json("attempts")?)?,
+        outcome: outcome(row)?,
         downstream_committed_at: row.opt_ts("downstream_committed_at")?,
         finished_at: row.opt_ts("finished_at")?,
         latency: LatencySplits {
@@ -78,6 +69,21 @@ pub(crate) fn request_from_row(row: &impl RowColumns) -> Result<ModelRequestReco
             first_token_ms: opt_u32_of(row.col("first_token_ms")?, "model_requests.first_token_ms")?,
             total_ms: opt_u32_of(row.col("total_ms")?, "model_requests.total_ms")?,
         },
+    })
+}
+
+/// The outcome columns.
+fn outcome(row: &impl RowColumns) -> Result<RequestOutcome, StorageError> {
+    let http_status: Option<i16> = row.col("http_status")?;
+    Ok(RequestOutcome {
+        http_status: http_status.and_then(|s| u16::try_from(s).ok()),
+        error_code: row.col("error_code")?,
+        usage: usage(row)?,
+        cost: row.col::<Option<i64>>("cost_nano_usd")?.map(NanoUsd),
+        service_tier: row.col("service_tier")?,
+        upstream_model: row.col("upstream_model")?,
+        client_response_id: row.col("client_response_id")?,
+        upstream_response_id: row.col("upstream_response_id")?,
     })
 }
 
@@ -97,6 +103,18 @@ fn runner(row: &impl RowColumns) -> Result<Option<Runner>, StorageError> {
         }
         _ => Ok(None),
     }
+}
+
+/// The token columns, when the row has a token total (the request list reads them too).
+pub(crate) fn usage(row: &impl RowColumns) -> Result<Option<TokenUsage>, StorageError> {
+    let Some(total) = row.col::<Option<i64>>("total_tokens")? else { return Ok(None) };
+    Ok(Some(TokenUsage {
+        input_tokens: token(row, "input_tokens")?,
+        cached_input_tokens: token(row, "cached_input_tokens")?,
+        output_tokens: token(row, "output_tokens")?,
+        reasoning_tokens: token(row, "reasoning_tokens")?,
+        total_tokens: u64_of(total, "model_requests.total_tokens")?,
+    }))
 }
 
 fn token(row: &impl RowColumns, column: &str) -> Result<u64, StorageError> {

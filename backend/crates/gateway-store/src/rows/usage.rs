@@ -3,11 +3,22 @@
 use time::OffsetDateTime;
 
 use gateway_admin::usage::{RequestDetail, RequestSummary};
-use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId, TokenUsage};
+use gateway_core::domain::{AccountId, ClientKeyId, LatencySplits, RequestId};
 use gateway_core::ports::StorageError;
 
-use crate::postgres::column_values::{closed, opt_u32_of, u64_of};
+use crate::postgres::column_values::{closed, opt_u32_of};
 use crate::row_columns::RowColumns;
+use crate::rows::requests::{request_columns, request_from_row, usage};
+
+/// One request for the detail view: the read model's columns and the names joined in; the same
+/// text on both dialects.
+pub(crate) const REQUEST_DETAIL: &str = concat!(
+    "SELECT ",
+    request_columns!(),
+    ", k.name AS client_key_name, a.email AS account_email FROM model_requests m \
+     LEFT JOIN client_api_keys k ON k.id = m.client_key_id LEFT JOIN provider_accounts a ON a.id = m.account_id \
+     WHERE m.id = $1"
+);
 
 /// The last use of each account; the same text on both dialects.
 pub(crate) const LAST_USED_BY_ACCOUNT: &str = "SELECT a.id, \
@@ -24,21 +35,8 @@ pub(crate) fn last_used_from_rows<R: RowColumns>(rows: &[R]) -> Result<Vec<(Acco
     Ok(out)
 }
 
-fn tokens(row: &impl RowColumns, name: &str) -> Result<u64, StorageError> {
-    row.col::<Option<i64>>(name)?.map_or(Ok(0), |v| u64_of(v, name))
-}
-
+/// A row of the request list (each dialect's `request_summary_select!`).
 pub(crate) fn summary_from_row(row: &impl RowColumns) -> Result<RequestSummary, StorageError> {
-    let usage = match row.col::<Option<i64>>("total_tokens")? {
-        None => None,
-        Some(total) => Some(TokenUsage {
-            input_tokens: tokens(row, "input_tokens")?,
-            cached_input_tokens: tokens(row, "cached_input_tokens")?,
-            output_tokens: tokens(row, "output_tokens")?,
-            reasoning_tokens: tokens(row, "reasoning_tokens")?,
-            total_tokens: u64_of(total, "total_tokens")?,
-        }),
-    };
     Ok(RequestSummary {
         id: RequestId(row.col("id")?),
         started_at: row.ts("started_at")?,
@@ -57,7 +55,7 @@ pub(crate) fn summary_from_row(row: &impl RowColumns) -> Result<RequestSummary, 
         operation: row.col("operation")?,
         transport: closed(row.col::<&str>("transport")?, "model_requests.transport")?,
         stream: row.col("stream")?,
-        usage,
+        usage: usage(row)?,
         cost_nano_usd: row.col("cost_nano_usd")?,
         latency: LatencySplits {
             connect_ms: opt_u32_of(row.col("connect_ms")?, "connect_ms")?,
@@ -71,13 +69,11 @@ pub(crate) fn summary_from_row(row: &impl RowColumns) -> Result<RequestSummary, 
     })
 }
 
+/// A row of [`REQUEST_DETAIL`].
 pub(crate) fn detail_from_row(row: &impl RowColumns) -> Result<RequestDetail, StorageError> {
     Ok(RequestDetail {
-        summary: summary_from_row(row)?,
-        attempts: row.json("attempts")?,
-        routing_groups: row.json("routing_groups")?,
-        service_tier: row.col("service_tier")?,
-        deadline_at: row.ts("deadline_at")?,
-        downstream_committed_at: row.opt_ts("downstream_committed_at")?,
+        request: request_from_row(row)?,
+        client_key_name: row.col("client_key_name")?,
+        account_email: row.col("account_email")?,
     })
 }

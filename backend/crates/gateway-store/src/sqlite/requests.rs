@@ -3,8 +3,8 @@
 //! Same monotone rules as the PostgreSQL adapter: an update of a `running` row applies everything
 //! but never lowers the send-state watermark (ranked `not_sent < ambiguous < sent`); an update of a
 //! terminal row only raises the watermark. A batch is one transaction on the single writer, in
-//! multi-row statements (`request_statements.rs`); the in-batch folding is the PostgreSQL adapter's
-//! (`postgres::requests::fold`).
+//! multi-row statements (`request_statements.rs`); the in-batch folding and the update's columns
+//! are shared with PostgreSQL (`rows::request_update`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,13 +16,13 @@ use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, 
 use gateway_core::ports::{RequestLog, StorageError};
 
 use crate::postgres::column_values::int8;
-use crate::postgres::requests::fold;
+use crate::rows::request_update::{UpdateColumns, fold};
 use crate::rows::requests::{request_from_row, request_select};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::request_rows::{UpdateBinds, bind_start, bind_update};
+use crate::sqlite::request_rows::{bind_start, bind_update};
 use crate::sqlite::request_statements as statements;
-use crate::sqlite::values::micros;
+use crate::sqlite::values::{micros, now_micros};
 
 #[async_trait]
 impl RequestLog for SqliteStore {
@@ -30,7 +30,7 @@ impl RequestLog for SqliteStore {
         if starts.is_empty() {
             return Ok(0);
         }
-        let rows: Vec<_> = starts.iter().map(|start| (UpdateBinds::running(start.id), start)).collect();
+        let rows: Vec<_> = starts.iter().map(|start| (UpdateColumns::running(start.id), start)).collect();
         let mut tx = self.writer().begin().await.map_err(storage_error)?;
         let inserted = insert_rows(&mut tx, &rows).await?;
         tx.commit().await.map_err(storage_error)?;
@@ -41,7 +41,8 @@ impl RequestLog for SqliteStore {
         if updates.is_empty() {
             return Ok(0);
         }
-        let binds = fold(updates).iter().map(UpdateBinds::of).collect::<Result<Vec<_>, _>>()?;
+        let folded = fold(updates);
+        let binds = folded.iter().map(UpdateColumns::of).collect::<Result<Vec<_>, _>>()?;
         let mut tx = self.writer().begin().await.map_err(storage_error)?;
         let updated = update_rows(&mut tx, &binds).await?;
         tx.commit().await.map_err(storage_error)?;
@@ -59,8 +60,8 @@ impl RequestLog for SqliteStore {
             .iter()
             .map(|start| {
                 let binds = match by_id.get(&start.id) {
-                    Some(update) => UpdateBinds::of(update)?,
-                    None => UpdateBinds::running(start.id),
+                    Some(update) => UpdateColumns::of(update)?,
+                    None => UpdateColumns::running(start.id),
                 };
                 Ok((binds, start))
             })
@@ -69,8 +70,11 @@ impl RequestLog for SqliteStore {
         let inserted = insert_rows(&mut tx, &rows).await?;
         // Updates whose row was inserted just now are already in it; the rest update rows
         // written by earlier batches (or starts that were already stored).
-        let rest =
-            folded.iter().filter(|u| !inserted.contains(&u.id)).map(UpdateBinds::of).collect::<Result<Vec<_>, _>>()?;
+        let rest = folded
+            .iter()
+            .filter(|u| !inserted.contains(&u.id))
+            .map(UpdateColumns::of)
+            .collect::<Result<Vec<_>, _>>()?;
         let updated = update_rows(&mut tx, &rest).await?;
         tx.commit().await.map_err(storage_error)?;
         Ok((inserted.len() as u64, updated))
@@ -152,16 +156,17 @@ type Transaction<'c> = sqlx::Transaction<'c, sqlx::Sqlite>;
 /// the ids that were new.
 async fn insert_rows(
     tx: &mut Transaction<'_>,
-    rows: &[(UpdateBinds, &RequestStart)],
+    rows: &[(UpdateColumns<'_>, &RequestStart)],
 ) -> Result<HashSet<RequestId>, StorageError> {
+    let now = now_micros();
     let mut inserted = HashSet::with_capacity(rows.len());
     let mut rest = rows;
     for size in statements::chunks(rows.len()) {
         let (chunk, tail) = rest.split_at(size);
         rest = tail;
-        let query = chunk
-            .iter()
-            .fold(sqlx::query(statements::insert(size)), |q, (binds, start)| bind_start(bind_update(q, binds), start));
+        let query = chunk.iter().fold(sqlx::query(statements::insert(size)), |q, (columns, start)| {
+            bind_start(bind_update(q, columns, now), start)
+        });
         let ids: Vec<uuid::Uuid> =
             query.fetch_all(&mut **tx).await.map_err(storage_error)?.iter().map(|row| row.get(0)).collect();
         inserted.extend(ids.into_iter().map(RequestId));
@@ -170,13 +175,14 @@ async fn insert_rows(
 }
 
 /// Applies the updates (one per request, folded) in multi-row statements; returns the rows changed.
-async fn update_rows(tx: &mut Transaction<'_>, binds: &[UpdateBinds]) -> Result<u64, StorageError> {
+async fn update_rows(tx: &mut Transaction<'_>, binds: &[UpdateColumns<'_>]) -> Result<u64, StorageError> {
+    let now = now_micros();
     let mut updated = 0;
     let mut rest = binds;
     for size in statements::chunks(binds.len()) {
         let (chunk, tail) = rest.split_at(size);
         rest = tail;
-        let query = chunk.iter().fold(sqlx::query(statements::update(size)), bind_update);
+        let query = chunk.iter().fold(sqlx::query(statements::update(size)), |q, columns| bind_update(q, columns, now));
         updated += query.execute(&mut **tx).await.map_err(storage_error)?.rows_affected();
     }
     Ok(updated)

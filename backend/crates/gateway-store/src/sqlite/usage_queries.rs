@@ -23,7 +23,9 @@ use gateway_core::ports::{ConstraintKind, StorageError};
 
 use crate::postgres::column_values::int8;
 use crate::postgres::usage_queries::OUTCOME_COUNTS;
-use crate::rows::usage::{LAST_USED_BY_ACCOUNT, detail_from_row, last_used_from_rows, summary_from_row};
+use crate::rows::usage::{
+    LAST_USED_BY_ACCOUNT, REQUEST_DETAIL, detail_from_row, last_used_from_rows, summary_from_row,
+};
 use crate::sqlite::SqliteStore;
 use crate::sqlite::error_mapping::storage_error;
 use crate::sqlite::usage_rows::{Accumulator, bind_filter, request_summary_select, usage_columns, usage_filter};
@@ -103,7 +105,7 @@ impl UsageQueries for SqliteStore {
     }
 
     async fn request_detail(&self, id: RequestId) -> Result<RequestDetail, StorageError> {
-        let row = sqlx::query(concat!(request_summary_select!(), "WHERE m.id = $1"))
+        let row = sqlx::query(REQUEST_DETAIL)
             .bind(id.0)
             .fetch_optional(self.reader())
             .await

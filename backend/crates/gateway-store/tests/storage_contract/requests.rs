@@ -1,13 +1,14 @@
 //! [`RequestLog`]: idempotent starts, monotone updates, batches, recovery and retention.
 
 use gateway_core::domain::{
-    BootId, ClientKeyId, GroupId, GroupRef, ReplicaName, RequestId, RequestStart, RequestStatus, RequestUpdate,
-    RoutingSnapshot, Runner, SendState, TokenUsage, Transport,
+    AttemptOutcome, BootId, ClientKeyId, GroupId, GroupRef, LatencySplits, ModelRequestRecord, NanoUsd, ProviderKind,
+    ReplicaName, RequestId, RequestOutcome, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Runner,
+    SendState, TokenUsage, Transport,
 };
 use gateway_core::ports::{RequestLog, StorageErrorKind};
 use time::Duration;
 
-use crate::storage_contract::fixtures::{Harness, attempt, attempt_json, now};
+use crate::storage_contract::fixtures::{Harness, attempt, now};
 
 fn start(started_at: time::OffsetDateTime, deadline: Duration) -> RequestStart {
     RequestStart {
@@ -56,14 +57,14 @@ pub async fn a_late_terminal_write_cannot_lower_the_send_state_watermark(h: impl
 
     let progress = RequestUpdate::new(s.id, RequestStatus::Running, SendState::Sent);
     let mut terminal = finished(s.id, RequestStatus::Failed, SendState::NotSent);
-    terminal.error_code = Some("upstream_reset".to_owned());
-    terminal.usage = Some(TokenUsage { input_tokens: 10, total_tokens: 10, ..TokenUsage::default() });
-    terminal.client_response_id = Some(b"resp_\xff\x00opaque".to_vec());
+    terminal.outcome.error_code = Some("upstream_reset".to_owned());
+    terminal.outcome.usage = Some(TokenUsage { input_tokens: 10, total_tokens: 10, ..TokenUsage::default() });
+    terminal.outcome.client_response_id = Some(b"resp_\xff\x00opaque".to_vec());
     assert_eq!(store.record_updates(&[progress, terminal]).await?, 1, "one row changed");
     let row = store.get_request(s.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Sent));
-    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\xff\x00opaque"[..]));
-    assert_eq!(row.usage.map(|u| u.input_tokens), Some(10));
+    assert_eq!(row.outcome.client_response_id.as_deref(), Some(&b"resp_\xff\x00opaque"[..]));
+    assert_eq!(row.outcome.usage.map(|u| u.input_tokens), Some(10));
 
     // A late write may neither reopen the terminal row nor lower the watermark.
     let late = [
@@ -73,7 +74,7 @@ pub async fn a_late_terminal_write_cannot_lower_the_send_state_watermark(h: impl
     store.record_updates(&late).await?;
     let row = store.get_request(s.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Failed, SendState::Sent));
-    assert_eq!(row.error_code.as_deref(), Some("upstream_reset"));
+    assert_eq!(row.outcome.error_code.as_deref(), Some("upstream_reset"));
 
     h.finish().await
 }
@@ -106,7 +107,7 @@ pub async fn stale_recovery_marks_incomplete_in_bounded_batches_and_never_replay
     for s in &stale {
         let row = store.get_request(s.id).await?;
         assert_eq!(row.status, RequestStatus::Incomplete);
-        assert_eq!(row.error_code.as_deref(), Some("stale_recovered"));
+        assert_eq!(row.outcome.error_code.as_deref(), Some("stale_recovered"));
     }
     assert_eq!(store.get_request(stale[0].id).await?.send_state, SendState::Ambiguous, "kept, not replayed");
     assert_eq!(store.get_request(live.id).await?.status, RequestStatus::Running);
@@ -126,9 +127,9 @@ pub async fn the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_recei
     let (committed, waiting, other, legacy) = (with(Some(&lost)), with(Some(&lost)), with(Some(&live)), with(None));
     store.record_starts(&[committed.clone(), waiting.clone(), other.clone(), legacy.clone()]).await?;
     let mut progress = RequestUpdate::new(committed.id, RequestStatus::Running, SendState::Sent);
-    progress.http_status = Some(200);
+    progress.outcome.http_status = Some(200);
     progress.downstream_committed_at = Some(now());
-    progress.client_response_id = Some(b"resp_committed".to_vec());
+    progress.outcome.client_response_id = Some(b"resp_committed".to_vec());
     store.record_updates(&[progress]).await?;
 
     let mut boots = store.running_boots(10).await?;
@@ -140,10 +141,10 @@ pub async fn the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_recei
 
     let row = store.get_request(committed.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::Sent));
-    assert_eq!(row.error_code.as_deref(), Some("replica_lost"));
-    assert_eq!(row.http_status, Some(200));
+    assert_eq!(row.outcome.error_code.as_deref(), Some("replica_lost"));
+    assert_eq!(row.outcome.http_status, Some(200));
     assert!(row.downstream_committed_at.is_some() && row.finished_at.is_some());
-    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_committed"[..]));
+    assert_eq!(row.outcome.client_response_id.as_deref(), Some(&b"resp_committed"[..]));
     assert_eq!(row.start.runner, Some(lost.clone()), "the row tells which process ran it");
     let row = store.get_request(waiting.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::NotSent));
@@ -194,8 +195,9 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
     let mut progress = RequestUpdate::new(quick.id, RequestStatus::Running, SendState::Sent);
     progress.attempts = Some(vec![attempt(1)]);
     let mut done = finished(quick.id, RequestStatus::Completed, SendState::NotSent);
-    done.usage = Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
-    done.client_response_id = Some(b"resp_\x00quick".to_vec());
+    done.outcome.usage =
+        Some(TokenUsage { input_tokens: 7, output_tokens: 3, total_tokens: 10, ..TokenUsage::default() });
+    done.outcome.client_response_id = Some(b"resp_\x00quick".to_vec());
     let earlier_done = finished(earlier.id, RequestStatus::Failed, SendState::Ambiguous);
 
     let (inserted, updated) =
@@ -204,13 +206,9 @@ pub async fn a_batch_writes_requests_that_ended_in_it_as_finished_rows(h: impl H
 
     let row = store.get_request(quick.id).await?;
     assert_eq!((row.status, row.send_state), (RequestStatus::Completed, SendState::Sent), "folded watermark");
-    assert_eq!(row.usage.map(|u| u.total_tokens), Some(10));
-    assert_eq!(
-        row.attempts,
-        serde_json::json!([attempt_json(1)]),
-        "a value the terminal update left out is kept, in the row's JSON shape"
-    );
-    assert_eq!(row.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
+    assert_eq!(row.outcome.usage.map(|u| u.total_tokens), Some(10));
+    assert_eq!(row.attempts, [attempt(1)], "a value the terminal update left out is kept");
+    assert_eq!(row.outcome.client_response_id.as_deref(), Some(&b"resp_\x00quick"[..]));
     assert!(row.finished_at.is_some());
     let row = store.get_request(open.id).await?;
     assert_eq!((row.status, row.send_state, row.finished_at), (RequestStatus::Running, SendState::NotSent, None));
@@ -234,7 +232,7 @@ pub async fn a_large_batch_writes_every_row_with_its_own_values(h: impl Harness)
     let fresh: Vec<RequestStart> = (0..131).map(|_| start(now(), Duration::minutes(5))).collect();
     let token_update = |id: RequestId, n: u64| {
         let mut update = finished(id, RequestStatus::Completed, SendState::Sent);
-        update.usage = Some(TokenUsage { output_tokens: n, total_tokens: n, ..TokenUsage::default() });
+        update.outcome.usage = Some(TokenUsage { output_tokens: n, total_tokens: n, ..TokenUsage::default() });
         update
     };
     // Every other fresh start ends in the batch; every earlier one too; one start is repeated.
@@ -249,15 +247,81 @@ pub async fn a_large_batch_writes_every_row_with_its_own_values(h: impl Harness)
     for (n, s) in fresh.iter().enumerate() {
         let row = store.get_request(s.id).await?;
         let expected = (n % 2 == 0).then_some(n as u64 + 1);
-        assert_eq!(row.usage.map(|u| u.total_tokens), expected, "fresh row {n}");
+        assert_eq!(row.outcome.usage.map(|u| u.total_tokens), expected, "fresh row {n}");
         let status = if n % 2 == 0 { RequestStatus::Completed } else { RequestStatus::Running };
         assert_eq!(row.status, status, "fresh row {n}");
     }
     for (n, s) in earlier.iter().enumerate() {
         let row = store.get_request(s.id).await?;
-        assert_eq!(row.usage.map(|u| u.total_tokens), Some(1000 + n as u64), "earlier row {n}");
+        assert_eq!(row.outcome.usage.map(|u| u.total_tokens), Some(1000 + n as u64), "earlier row {n}");
     }
     // The same updates again change nothing: the rows are terminal and the watermark is at its top.
     assert_eq!(store.record_updates(&updates).await?, 0);
+    h.finish().await
+}
+
+/// The read model is what was written: the start, the typed attempts, the outcome, the commit
+/// and finish times and the latency splits (attempt starts at millisecond precision, the row's
+/// times at microsecond precision).
+pub async fn a_request_reads_back_typed_as_it_was_written(h: impl Harness) -> anyhow::Result<()> {
+    let store = h.store();
+    let mut s = start(now(), Duration::minutes(5));
+    s.routing = RoutingSnapshot::Groups(vec![GroupRef { id: GroupId(3), name: "team".to_owned() }]);
+    s.runner = Some(runner("host-c:8080", 7));
+    store.record_starts(std::slice::from_ref(&s)).await?;
+
+    let mut answered = attempt(2);
+    answered.started_at += Duration::milliseconds(1_234);
+    (answered.outcome, answered.http_status, answered.duration_ms) = (AttemptOutcome::Ok, Some(200), None);
+    let mut done = finished(s.id, RequestStatus::Completed, SendState::Sent);
+    done.provider = Some(ProviderKind::Openai);
+    done.attempts = Some(vec![attempt(1), answered]);
+    done.outcome = RequestOutcome {
+        http_status: Some(200),
+        error_code: None,
+        usage: Some(TokenUsage {
+            input_tokens: 11,
+            cached_input_tokens: 4,
+            output_tokens: 6,
+            reasoning_tokens: 2,
+            total_tokens: 17,
+        }),
+        cost: Some(NanoUsd(12_345)),
+        service_tier: Some("priority".to_owned()),
+        upstream_model: Some("gpt-5-2026-01-01".to_owned()),
+        client_response_id: Some(b"resp_client".to_vec()),
+        upstream_response_id: Some(b"resp_\xffupstream".to_vec()),
+    };
+    done.downstream_committed_at = Some(now());
+    done.latency = LatencySplits {
+        connect_ms: Some(1),
+        headers_ms: Some(2),
+        first_event_ms: Some(3),
+        first_token_ms: Some(4),
+        total_ms: Some(5),
+    };
+    store.record_updates(std::slice::from_ref(&done)).await?;
+
+    let expected = ModelRequestRecord {
+        start: s.clone(),
+        status: RequestStatus::Completed,
+        send_state: SendState::Sent,
+        provider: Some(ProviderKind::Openai),
+        account_id: None,
+        attempts: done.attempts.clone().unwrap_or_default(),
+        outcome: done.outcome.clone(),
+        downstream_committed_at: done.downstream_committed_at,
+        finished_at: done.finished_at,
+        latency: done.latency,
+    };
+    assert_eq!(store.get_request(s.id).await?, expected);
+
+    // The same row written in one batch with its start (the insert path) reads back the same.
+    let mut again = s.clone();
+    again.id = RequestId::new();
+    done.id = again.id;
+    store.record_batch(std::slice::from_ref(&again), std::slice::from_ref(&done)).await?;
+    let expected = ModelRequestRecord { start: again.clone(), ..expected };
+    assert_eq!(store.get_request(again.id).await?, expected);
     h.finish().await
 }

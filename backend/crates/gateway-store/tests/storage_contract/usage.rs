@@ -9,7 +9,7 @@ use gateway_core::domain::{
 use gateway_core::ports::RequestLog;
 use time::macros::datetime;
 
-use crate::storage_contract::fixtures::{Harness, attempt, attempt_json, audit, import, new_key};
+use crate::storage_contract::fixtures::{Harness, attempt, audit, import, new_key};
 
 fn start(id: u128, minute: i64) -> RequestStart {
     let started_at = datetime!(2026-03-10 10:00 UTC) + time::Duration::minutes(minute);
@@ -49,16 +49,17 @@ pub async fn usage_totals_groups_and_trends_agree(h: impl Harness) -> anyhow::Re
         let mut u = RequestUpdate::new(s.id, status, SendState::Sent);
         u.finished_at = Some(s.started_at + time::Duration::seconds(1));
         u.account_id = Some(account);
-        u.http_status = Some(if status == RequestStatus::Completed { 200 } else { 502 });
-        u.usage = Some(TokenUsage { input_tokens: 100, output_tokens: 10, total_tokens: 110, ..TokenUsage::default() });
-        u.cost = Some(NanoUsd(1_000));
+        u.outcome.http_status = Some(if status == RequestStatus::Completed { 200 } else { 502 });
+        u.outcome.usage =
+            Some(TokenUsage { input_tokens: 100, output_tokens: 10, total_tokens: 110, ..TokenUsage::default() });
+        u.outcome.cost = Some(NanoUsd(1_000));
         u.latency = LatencySplits { total_ms: Some(ms), first_token_ms: Some(ms / 2), ..LatencySplits::default() };
         updates.push(u);
     }
     let mut refused = RequestUpdate::new(starts[3].id, RequestStatus::Failed, SendState::NotSent);
     refused.finished_at = Some(starts[3].started_at);
-    refused.http_status = Some(429);
-    refused.error_code = Some("rate_limited".to_owned());
+    refused.outcome.http_status = Some(429);
+    refused.outcome.error_code = Some("rate_limited".to_owned());
     updates.push(refused);
     store.record_updates(&updates).await?;
 
@@ -122,9 +123,10 @@ pub async fn request_lists_page_newest_first_and_details_carry_attempts(h: impl 
     };
     assert_eq!(store.list_requests(&window, None, 10).await?.len(), 2, "from inclusive, to exclusive");
     let detail = store.request_detail(starts[4].id).await?;
-    assert_eq!(detail.attempts, serde_json::json!([attempt_json(1), attempt_json(2)]));
-    assert_eq!(detail.summary.send_state, SendState::Ambiguous);
-    assert_eq!(detail.deadline_at, starts[4].deadline_at);
+    assert_eq!(detail.request.attempts, [attempt(1), attempt(2)]);
+    assert_eq!(detail.request.start, starts[4]);
+    assert_eq!(detail.request.send_state, SendState::Ambiguous);
+    assert_eq!(detail.summary(), first[0], "the detail's summary is the list's row");
     assert!(!detail.attempts_complete());
     let missing = store.request_detail(RequestId(uuid::Uuid::from_u128(99))).await.expect_err("missing");
     assert_eq!(missing.kind(), gateway_core::ports::StorageErrorKind::NotFound);

@@ -1,6 +1,6 @@
 //! Wire shapes of the usage endpoints.
 
-use gateway_admin::usage::{RequestDetail, RequestSummary, UsageBucket, UsageGroup, UsageTotals};
+use gateway_admin::usage::{RequestSummary, UsageBucket, UsageGroup, UsageTotals};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -104,43 +104,6 @@ impl From<&RequestSummary> for RecordItem {
 pub struct RecordList {
     pub items: Vec<RecordItem>,
     pub next_cursor: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordDetail {
-    pub record: RecordItem,
-    /// Each attempt: account, outcome, status, send state, timing.
-    #[schema(value_type = Vec<Object>)]
-    pub attempts: serde_json::Value,
-    /// `false` while the request runs or when its last observations may have been lost.
-    pub attempts_complete: bool,
-    /// `[{id, name}]` of the key's groups when the request started.
-    #[schema(value_type = Vec<Object>)]
-    pub routing_groups: serde_json::Value,
-    pub service_tier: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    pub deadline_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub downstream_committed_at: Option<OffsetDateTime>,
-}
-
-fn array(value: &serde_json::Value) -> serde_json::Value {
-    if value.is_array() { value.clone() } else { serde_json::json!([]) }
-}
-
-impl From<&RequestDetail> for RecordDetail {
-    fn from(d: &RequestDetail) -> Self {
-        Self {
-            record: RecordItem::from(&d.summary),
-            attempts: array(&d.attempts),
-            attempts_complete: d.attempts_complete(),
-            routing_groups: array(&d.routing_groups),
-            service_tier: d.service_tier.clone(),
-            deadline_at: d.deadline_at,
-            downstream_committed_at: d.downstream_committed_at,
-        }
-    }
 }
 
 /// Counters and exact latency percentiles (ms) of a set of requests.

@@ -7,8 +7,8 @@ use gateway_protocol::events::EventFacts;
 
 use crate::accounting::{PriceTable, token_usage};
 use crate::coordination::Spend;
-use crate::domain::RequestStatus;
-use crate::engine::record::{Outcome, RequestRecord};
+use crate::domain::{RequestOutcome, RequestStatus};
+use crate::engine::record::RequestRecord;
 
 pub(super) struct Accounting {
     prices: Arc<PriceTable>,
@@ -44,12 +44,12 @@ impl Accounting {
         error_code: Option<&str>,
         facts: &EventFacts,
         record: &RequestRecord,
-    ) -> (Outcome, Option<Spend>) {
+    ) -> (RequestOutcome, Option<Spend>) {
         let usage = facts.usage.as_ref().map(token_usage);
         let model = self.model(facts);
         let tier = self.tier(facts);
         let cost = facts.usage.as_ref().map(|u| self.prices.charge(&model, tier.as_deref(), u));
-        let outcome = Outcome {
+        let outcome = RequestOutcome {
             http_status: Some(200),
             error_code: error_code
                 .map(str::to_owned)
@@ -58,8 +58,9 @@ impl Accounting {
             cost,
             service_tier: tier,
             upstream_model: Some(model),
-            client_response_id: facts.response_id.as_ref().map(|id| id.as_bytes().to_vec()),
-        };
+            ..RequestOutcome::default()
+        }
+        .with_response_id(facts.response_id.as_deref());
         let spend = outcome.usage.as_ref().map(|usage| Spend {
             client_key: record.client_key,
             period: record.spend_period,
@@ -70,13 +71,11 @@ impl Accounting {
     }
 
     /// The outcome of a client that went away: what it had received, nothing spent.
-    pub(super) fn cancelled(&self, received: bool, facts: &EventFacts) -> Outcome {
-        Outcome {
-            http_status: received.then_some(200),
-            error_code: Some("client_disconnected".to_owned()),
+    pub(super) fn cancelled(&self, received: bool, facts: &EventFacts) -> RequestOutcome {
+        RequestOutcome {
             upstream_model: Some(self.model(facts)),
-            client_response_id: facts.response_id.as_ref().map(|id| id.as_bytes().to_vec()),
-            ..Outcome::default()
+            ..RequestOutcome::error(received.then_some(200), "client_disconnected")
         }
+        .with_response_id(facts.response_id.as_deref())
     }
 }

@@ -83,10 +83,10 @@ impl RequestLog for MemoryLog {
             if let Some(attempts) = &update.attempts {
                 row.attempts = attempts.clone();
             }
-            row.http_status = update.http_status.or(row.http_status);
-            row.error_code = update.error_code.clone().or(row.error_code.take());
+            row.http_status = update.outcome.http_status.or(row.http_status);
+            row.error_code = update.outcome.error_code.clone().or(row.error_code.take());
             row.downstream_committed_at = update.downstream_committed_at.or(row.downstream_committed_at);
-            row.client_response_id = update.client_response_id.clone().or(row.client_response_id.take());
+            row.client_response_id = update.outcome.client_response_id.clone().or(row.client_response_id.take());
         }
         Ok(changed)
     }
