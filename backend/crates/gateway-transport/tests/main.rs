@@ -3,6 +3,7 @@
 //! (tiny local HTTP CONNECT and SOCKS5 proxies in `support/`).
 
 mod over_tls;
+mod probe;
 mod proxies;
 mod proxy_addresses;
 mod proxy_url;
