@@ -161,10 +161,8 @@ const PROXY_PASSWORD: &str = "proxy-pass-sealed-9c1d";
 #[tokio::test]
 async fn the_login_proxy_is_sealed_with_the_flow_and_handed_to_every_step() {
     let flows = Arc::new(MemoryCoordination::new());
-    let default = EgressProxy::new(
-        "http://127.0.0.1:3128".to_owned(),
-        format!("http://user:{PROXY_PASSWORD}@127.0.0.1:3128"),
-    );
+    let default =
+        EgressProxy::new("http://127.0.0.1:3128".to_owned(), format!("http://user:{PROXY_PASSWORD}@127.0.0.1:3128"));
     let egress = LoginEgress {
         groups: Arc::new(NoStorage),
         guard: Arc::new(UrlGuard::new(Arc::new(NoStorage), UrlPolicy { allow_private: true })),
@@ -175,7 +173,8 @@ async fn the_login_proxy_is_sealed_with_the_flow_and_handed_to_every_step() {
     let owner = OAuthOwner("admin:1".to_owned());
     let actor = AuditActor { user_id: None, name: "test".to_owned() };
 
-    let started = logins.start_login_via(ProviderKind::Openai, None, &LoginProxy::Default, &owner).await.expect("start");
+    let started =
+        logins.start_login_via(ProviderKind::Openai, None, &LoginProxy::Default, &owner).await.expect("start");
     let key = OAuthFlowKey::derive(ProviderKind::Openai, started.flow_id.as_bytes());
     let text = String::from_utf8_lossy(&raw(&flows, &key, &owner).await).into_owned();
     assert!(!text.contains(PROXY_PASSWORD) && !text.contains("3128"), "{text}");

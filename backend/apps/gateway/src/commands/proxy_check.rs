@@ -41,8 +41,7 @@ pub async fn check_account(mut config: Config, id: i64) -> Result<(), StartError
     let probe = TransportProxyProbe::new(&config)?;
     let default = default_proxy(&config)?;
     let store = open_facts(&mut config).await?;
-    let checked =
-        check_account_proxy(store.as_ref(), store.as_ref(), default.as_ref(), &probe, AccountId(id)).await;
+    let checked = check_account_proxy(store.as_ref(), store.as_ref(), default.as_ref(), &probe, AccountId(id)).await;
     store.close().await;
     print_check(&checked.map_err(failed)?)
 }

@@ -86,11 +86,8 @@ async fn the_admin_api_probes_a_url_through_socks5_and_connect_to_the_tls_origin
 async fn the_probe_of_an_account_takes_the_proxy_that_applies_to_it() {
     let socks = TestProxy::socks5(None).await;
     let default = socks.url("socks5", None);
-    let g = gateway(
-        vec![AccountSpec::openai("acct-a")],
-        &[PRIVATE, ("SWITCHBOARD_PROVIDERS_EGRESS_PROXY", &default)],
-    )
-    .await;
+    let g = gateway(vec![AccountSpec::openai("acct-a")], &[PRIVATE, ("SWITCHBOARD_PROVIDERS_EGRESS_PROXY", &default)])
+        .await;
     let admin = Admin::login(&g).await;
     let a = admin.ok("/accounts").await["items"][0]["id"].as_i64().expect("id");
     let path = format!("/accounts/{a}/egress-proxy/check");
@@ -130,7 +127,8 @@ async fn an_account_without_a_proxy_and_a_refused_address_are_not_probed() {
     let g = gateway(vec![AccountSpec::openai("acct-a")], &[]).await;
     let admin = Admin::login(&g).await;
     let proxy = TestProxy::http_connect(None).await;
-    let refused = admin.post("/egress-proxies/check", json!({"url": proxy.url("http", None), "provider": "openai"})).await;
+    let refused =
+        admin.post("/egress-proxies/check", json!({"url": proxy.url("http", None), "provider": "openai"})).await;
     assert_eq!(refused.status, 422, "{}", refused.text);
     assert_eq!(proxy.tunnels(), 0);
     let a = admin.ok("/accounts").await["items"][0]["id"].as_i64().expect("id");

@@ -23,7 +23,12 @@ pub struct ProxyCheck {
     pub outcome: ProxyProbeOutcome,
 }
 
-fn report(proxy: &EgressProxy, source: Option<ProxySource>, provider: ProviderKind, outcome: ProxyProbeOutcome) -> ProxyCheck {
+fn report(
+    proxy: &EgressProxy,
+    source: Option<ProxySource>,
+    provider: ProviderKind,
+    outcome: ProxyProbeOutcome,
+) -> ProxyCheck {
     ProxyCheck {
         proxy: proxy.display().to_owned(),
         has_credentials: proxy.has_credentials(),

@@ -66,9 +66,7 @@ impl FlowEnvelope {
             kind: stored.kind,
             target: stored.target.map(AccountId),
             payload: FlowSecret::new(stored.provider_payload),
-            proxy: stored
-                .egress_proxy
-                .map(|p| FlowProxy { proxy: EgressProxy::new(p.display, p.url), keep: p.keep }),
+            proxy: stored.egress_proxy.map(|p| FlowProxy { proxy: EgressProxy::new(p.display, p.url), keep: p.keep }),
         })
     }
 }

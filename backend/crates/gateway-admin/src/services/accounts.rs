@@ -23,8 +23,7 @@ use crate::error::AdminError;
 use crate::oauth::OAuthLogins;
 use crate::ports::account_actions::{ConnectionTest, ProbeReport, RefreshReport};
 use crate::ports::{
-    AccountActions, AccountDirectory, GroupDirectory, InFlightCounts, ProxyProbe, RuntimeSettingsReader,
-    UsageQueries,
+    AccountActions, AccountDirectory, GroupDirectory, InFlightCounts, ProxyProbe, RuntimeSettingsReader, UsageQueries,
 };
 use crate::services::Mutations;
 use crate::services::auth::StepUpPorts;

@@ -162,8 +162,7 @@ pub async fn start_login(
 ) -> ApiResult<Json<LoginStartedView>> {
     let proxy = body.proxy()?;
     let logins = api.services.accounts.logins();
-    let started =
-        logins.start_login_via(provider, body.target(), &proxy, &owner(&principal)).await.map_err(failure)?;
+    let started = logins.start_login_via(provider, body.target(), &proxy, &owner(&principal)).await.map_err(failure)?;
     Ok(Json(started.into()))
 }
 

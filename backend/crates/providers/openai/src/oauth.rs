@@ -15,8 +15,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use gateway_core::credential_import::ImportedCredential;
 use gateway_core::domain::{CredentialDocument, EgressProxy, ProviderKind};
-use gateway_transport::ProxyUrl;
 use gateway_core::oauth_login::{AuthorizationStart, DevicePoll, DeviceStart, FlowSecret, OAuthFailure, OAuthLogin};
+use gateway_transport::ProxyUrl;
 use time::OffsetDateTime;
 
 pub use authorize_url::{REDIRECT_URI, SCOPES, authorize_url, encode};
@@ -177,7 +177,14 @@ impl OAuthLogin for OpenAiOAuth {
             Poll::Approved { authorization_code, code_verifier } => {
                 let callback = endpoints.callback_uri();
                 let credential = self
-                    .exchange(&authorization_code, &callback, &code_verifier, &installation_id, existing, proxy.as_ref())
+                    .exchange(
+                        &authorization_code,
+                        &callback,
+                        &code_verifier,
+                        &installation_id,
+                        existing,
+                        proxy.as_ref(),
+                    )
                     .await?;
                 Ok(DevicePoll::Approved(Box::new(credential)))
             }

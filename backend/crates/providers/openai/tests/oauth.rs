@@ -89,7 +89,8 @@ async fn a_pasted_code_is_exchanged_for_an_identified_credential() {
     let again = oauth.begin_authorization().expect("start");
     let callback = consent(&again.authorize_url).await;
     let code = query_pairs(&callback).into_iter().find(|(k, _)| k == "code").map(|(_, v)| v).expect("code");
-    let reauth = oauth.complete_authorization(&again.payload, &code, Some(&imported.document), None).await.expect("exchange");
+    let reauth =
+        oauth.complete_authorization(&again.payload, &code, Some(&imported.document), None).await.expect("exchange");
     let renewed = OpenAiCredential::decode(&reauth.document).expect("document");
     assert_eq!(renewed.installation_id.as_deref(), Some(installation.as_str()));
 }

@@ -9,8 +9,9 @@ use gateway_transport::ProxyUrl;
 
 /// `None`: the account goes out directly.
 pub fn proxy_of(account: &AccountEntry) -> Result<Option<ProxyUrl>, AttemptFailure> {
-    parse(account.egress_proxy.as_ref())
-        .map_err(|_| AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is not usable"))
+    parse(account.egress_proxy.as_ref()).map_err(|_| {
+        AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is not usable")
+    })
 }
 
 /// A stored proxy for the transport; `Err` when it does not open or parse.

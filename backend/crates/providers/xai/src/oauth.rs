@@ -104,7 +104,8 @@ impl XaiOAuth {
         };
         match answer.id_token.filter(|t| !t.is_empty()) {
             Some(token) => {
-                let endpoints = discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
+                let endpoints =
+                    discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
                 let keys = discovery::key_set(&self.http, via.proxy(), &endpoints).await.map_err(unavailable)?;
                 let claims = id_token::verify(&token, &keys, &self.issuer, &self.client_id, nonce)
                     .map_err(|e| OAuthFailure::Rejected(e.to_string()))?;
