@@ -9,6 +9,7 @@ mod alerts;
 mod backups;
 mod data_plane;
 mod probes;
+mod proxy_probe;
 mod recovery;
 pub mod storage;
 mod telemetry;
@@ -22,9 +23,10 @@ use crate::config::Config;
 use gateway_host::update::HandoverEnd;
 use gateway_host::{ConfigError, ConnectionLimits, Health, ReadinessProbe, Server, Shutdown, WorkerRuntime, logging};
 
-pub use accounts::Accounts;
+pub use accounts::{Accounts, login_egress};
 pub use admin::PASSWORD_FILE;
-pub use data_plane::{check_provider_settings, invalid_setting, openai_settings};
+pub use data_plane::{check_provider_settings, default_proxy, invalid_setting, openai_settings};
+pub use proxy_probe::TransportProxyProbe;
 pub use storage::{Facts, Mode, Role, Storage, open as open_storage, open_postgres};
 pub use xai::{invalid_xai_setting, xai_settings};
 

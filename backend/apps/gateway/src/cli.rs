@@ -44,6 +44,9 @@ pub enum Command {
     /// Manage account groups (their egress proxy).
     #[command(subcommand)]
     Group(GroupCommand),
+    /// Egress proxies not stored yet (probe one before setting it).
+    #[command(subcommand)]
+    Proxy(TopProxyCommand),
     /// Manage client API keys.
     #[command(subcommand)]
     Key(KeyCommand),
@@ -146,10 +149,19 @@ pub enum AccountCommand {
         /// Device login: seconds between polls (default: what the upstream asks for).
         #[arg(long, value_name = "SECONDS")]
         interval: Option<u64>,
+        /// Log in through this egress proxy (`-` reads it from standard input); the new
+        /// account keeps it as its own. Default: the default proxy; a re-authorisation uses
+        /// the proxy that applies to its account.
+        #[arg(long, value_name = "URL", conflicts_with_all = ["group", "account"])]
+        egress_proxy: Option<String>,
+        /// Log in through this group's egress proxy; the new account keeps it as its own.
+        #[arg(long, value_name = "ID", conflicts_with = "account")]
+        group: Option<i64>,
     },
-    /// The account's own egress proxy (it wins over its groups' and the default).
+    /// The account's own egress proxy (it wins over its groups' and the default), and a probe
+    /// of the proxy that applies to it.
     #[command(subcommand)]
-    Proxy(ProxyCommand),
+    Proxy(AccountProxyCommand),
     /// Write every credential as an export bundle (live tokens: needs the confirmation flag).
     Export {
         #[arg(long = "yes-export-secrets")]
@@ -175,6 +187,39 @@ pub enum ProxyCommand {
     Set { id: i64, url: String },
     /// Clear the egress proxy.
     Clear { id: i64 },
+}
+
+/// `account proxy set|clear|check ID`.
+#[derive(Debug, Subcommand)]
+pub enum AccountProxyCommand {
+    #[command(flatten)]
+    Edit(ProxyCommand),
+    /// Probe the proxy that applies to the account (its own, its group's or the default): a
+    /// tunnel to its provider's upstream origin and the TLS handshake, no request sent. Prints
+    /// each phase and its time; exits 1 when the proxy is unreachable.
+    Check { id: i64 },
+}
+
+/// `proxy check URL`. `Debug` never shows the URL (it may hold a password).
+#[derive(Subcommand)]
+pub enum TopProxyCommand {
+    /// Probe a proxy URL before setting it (the same URL and address checks): a tunnel to the
+    /// provider's upstream origin and the TLS handshake, no request sent. `-` reads the URL
+    /// from standard input. Prints each phase and its time; exits 1 when unreachable.
+    Check {
+        url: String,
+        /// Whose upstream origin to tunnel to: `openai` (default) or `xai`.
+        #[arg(long, default_value = "openai")]
+        provider: String,
+    },
+}
+
+impl std::fmt::Debug for TopProxyCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Check { provider, .. } => write!(f, "Check {{ url: [REDACTED], provider: {provider:?} }}"),
+        }
+    }
 }
 
 impl ProxyCommand {
@@ -325,12 +370,19 @@ pub fn main() -> ExitCode {
                     let update = commands::SchedulingUpdate { enabled, weight, cap, cap_default };
                     run(commands::account_update(config, id, update))
                 }
-                Command::Account(AccountCommand::Login { device, account, interval }) => {
-                    run(commands::account_login(config, commands::LoginOptions { device, account, interval }))
+                Command::Account(AccountCommand::Login { device, account, interval, egress_proxy, group }) => {
+                    let options = commands::LoginOptions { device, account, interval, egress_proxy, group };
+                    run(commands::account_login(config, options))
                 }
-                Command::Account(AccountCommand::Proxy(proxy)) => {
+                Command::Account(AccountCommand::Proxy(AccountProxyCommand::Edit(proxy))) => {
                     let (id, url) = proxy.into_parts();
                     run(commands::proxies::set(config, commands::proxies::Owner::Account(id), url))
+                }
+                Command::Account(AccountCommand::Proxy(AccountProxyCommand::Check { id })) => {
+                    run(commands::proxy_check::check_account(config, id))
+                }
+                Command::Proxy(TopProxyCommand::Check { url, provider }) => {
+                    run(commands::proxy_check::check_url(config, url, provider))
                 }
                 Command::Group(GroupCommand::Proxy(proxy)) => {
                     let (id, url) = proxy.into_parts();

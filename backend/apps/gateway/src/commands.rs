@@ -8,6 +8,7 @@ pub mod healthcheck;
 pub mod instance;
 pub mod migrate_store;
 pub mod proxies;
+pub mod proxy_check;
 pub mod secrets;
 
 use std::io::Read;
@@ -270,15 +271,25 @@ pub struct LoginOptions {
     pub account: Option<i64>,
     /// Device login poll interval override (seconds).
     pub interval: Option<u64>,
+    /// Log in through this egress proxy (`-`: the first line of standard input).
+    pub egress_proxy: Option<String>,
+    /// Log in through this group's egress proxy.
+    pub group: Option<i64>,
 }
 
 /// `switchboard account login [--device] [--account ID]`: the addresses and codes go to
 /// standard error (prompts), the result line to standard output.
 pub async fn account_login(mut config: Config, options: LoginOptions) -> Result<(), StartError> {
-    use gateway_admin::oauth::{DeviceLoginPoll, OAuthLogins, OAuthOwner};
-    use gateway_core::domain::{AccountId, ProviderKind};
+    use gateway_admin::oauth::{DeviceLoginPoll, LoginProxy, OAuthLogins, OAuthOwner};
+    use gateway_core::domain::{AccountId, GroupId, ProviderKind};
     use gateway_core::oauth_login::OAuthLogin;
 
+    let choice = match (options.egress_proxy, options.group) {
+        (Some(url), _) if url == "-" => LoginProxy::Url(proxies::first_stdin_line()?),
+        (Some(url), _) => LoginProxy::Url(url),
+        (None, Some(id)) => LoginProxy::Group(GroupId(id)),
+        (None, None) => LoginProxy::Default,
+    };
     let storage = instance::open(&mut config).await?;
     let provider = OpenAiProvider::new(&openai_settings(&config), storage.facts.clone()).map_err(failed)?;
     let logins = OAuthLogins::new(
@@ -286,11 +297,13 @@ pub async fn account_login(mut config: Config, options: LoginOptions) -> Result<
         storage.coordination.clone(),
         storage.facts.clone(),
         storage.facts.clone(),
-    );
+    )
+    .with_egress(crate::bootstrap::login_egress(&config, storage.facts.clone())?);
     let owner = OAuthOwner(CLI_OWNER.to_owned());
     let target = options.account.map(AccountId);
     let completed = if options.device {
-        let started = logins.start_device_login(ProviderKind::Openai, target, &owner).await.map_err(failed)?;
+        let started =
+            logins.start_device_login_via(ProviderKind::Openai, target, &choice, &owner).await.map_err(failed)?;
         eprintln!("Open {} and enter the code:", started.verification_url);
         println!("{}", started.user_code);
         let interval = options.interval.map(std::time::Duration::from_secs).unwrap_or(started.interval);
@@ -306,7 +319,7 @@ pub async fn account_login(mut config: Config, options: LoginOptions) -> Result<
             }
         }
     } else {
-        let started = logins.start_login(ProviderKind::Openai, target, &owner).await.map_err(failed)?;
+        let started = logins.start_login_via(ProviderKind::Openai, target, &choice, &owner).await.map_err(failed)?;
         eprintln!("Open this address, sign in, then paste the address the browser ends on (it may not load):");
         println!("{}", started.authorize_url);
         let mut pasted = String::new();

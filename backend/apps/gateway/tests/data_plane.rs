@@ -9,6 +9,8 @@ mod connections;
 mod crash_recovery;
 mod drain;
 mod egress_proxies;
+mod egress_proxy_checks;
+mod egress_proxy_logins;
 mod failover;
 mod grok;
 mod grok_compaction;

@@ -6,6 +6,11 @@
 //! query or fragment. Its host passes the admin SSRF guard's address policy
 //! ([`UrlGuard::check_host`]); plain `http` is the proxy protocol itself, the upstream's TLS runs
 //! inside the tunnel. The URL is a secret: messages never echo it, the store seals it.
+//!
+//! [`applying`] resolves the proxy that applies to an account; [`check`] probes a proxy.
+
+pub mod applying;
+pub mod check;
 
 use serde_json::json;
 use url::Url;

@@ -14,12 +14,15 @@
 //! and — for a re-authorisation — tokens of another upstream account. A re-authorisation binds
 //! only the target account id; completion re-reads the account and replaces the credential by a
 //! compare-and-swap on its current revision, keeping profile, scheduling facts and groups.
+//!
+//! Every upstream call of a flow goes through the login's egress proxy ([`login_proxy`]).
 
 pub mod account_checks;
 pub mod callback;
 pub mod error;
 pub mod flow_envelope;
 pub mod flow_seal;
+pub mod login_proxy;
 pub mod store_login;
 
 use std::sync::Arc;
@@ -40,6 +43,7 @@ pub use callback::{Callback, CallbackRejected, parse_callback};
 pub use error::OAuthError;
 pub use flow_envelope::{FlowEnvelope, FlowKind};
 pub use flow_seal::FlowSeal;
+pub use login_proxy::{LoginEgress, LoginProxy};
 pub use store_login::LoginCompleted;
 
 /// How long one completion attempt owns a flow.
@@ -97,6 +101,9 @@ pub struct OAuthLogins {
     flows: Arc<dyn OAuthPendingFlows>,
     uow: Arc<dyn UnitOfWork>,
     directory: Arc<dyn AccountDirectory>,
+    /// Groups, the SSRF guard and the default proxy; without them a login names no proxy and a
+    /// re-authorisation uses only its account's own.
+    egress: Option<LoginEgress>,
 }
 
 /// The storage key of a flow and the seal of its record, both from its binding (the OAuth
@@ -122,7 +129,21 @@ impl OAuthLogins {
         uow: Arc<dyn UnitOfWork>,
         directory: Arc<dyn AccountDirectory>,
     ) -> Self {
-        Self { logins, flows, uow, directory }
+        Self { logins, flows, uow, directory, egress: None }
+    }
+
+    /// These logins choosing their egress proxy with `egress`.
+    pub fn with_egress(mut self, egress: LoginEgress) -> Self {
+        self.egress = Some(egress);
+        self
+    }
+
+    async fn flow_proxy(
+        &self,
+        target: Option<AccountId>,
+        choice: &LoginProxy,
+    ) -> Result<Option<login_proxy::FlowProxy>, OAuthError> {
+        login_proxy::choose(self.egress.as_ref(), self.directory.as_ref(), target, choice).await
     }
 
     fn login(&self, provider: ProviderKind) -> Result<&Arc<dyn OAuthLogin>, OAuthError> {
@@ -142,17 +163,29 @@ impl OAuthLogins {
         Ok(())
     }
 
-    /// Starts a browser login (`target`: re-authorise that account).
+    /// Starts a browser login (`target`: re-authorise that account) through the default route.
     pub async fn start_login(
         &self,
         provider: ProviderKind,
         target: Option<AccountId>,
         owner: &OAuthOwner,
     ) -> Result<LoginStarted, OAuthError> {
+        self.start_login_via(provider, target, &LoginProxy::Default, owner).await
+    }
+
+    /// Starts a browser login whose calls go through the proxy `choice` resolves to.
+    pub async fn start_login_via(
+        &self,
+        provider: ProviderKind,
+        target: Option<AccountId>,
+        choice: &LoginProxy,
+        owner: &OAuthOwner,
+    ) -> Result<LoginStarted, OAuthError> {
         let login = self.login(provider)?;
         self.check_target(provider, target).await?;
+        let proxy = self.flow_proxy(target, choice).await?;
         let start = login.begin_authorization()?;
-        let envelope = FlowEnvelope { kind: FlowKind::Browser, target, payload: start.payload };
+        let envelope = FlowEnvelope { kind: FlowKind::Browser, target, payload: start.payload, proxy };
         let ttl = pending_ttl(provider);
         let (key, seal) = flow_key(provider, FlowKind::Browser, &start.state);
         match self.flows.create_flow(&key, &owner.fingerprint(), &seal.seal(&envelope.encode()), ttl).await? {
@@ -196,13 +229,14 @@ impl OAuthLogins {
         let code = callback.code.unwrap_or_default();
         let result = async {
             let existing = self.existing_document(envelope.target).await?;
-            let credential = login.complete_authorization(&envelope.payload, &code, existing.as_ref()).await?;
+            let egress = envelope.proxy.as_ref().map(|p| &p.proxy);
+            let credential = login.complete_authorization(&envelope.payload, &code, existing.as_ref(), egress).await?;
+            let stored = store_login::StoredLogin { provider, target: envelope.target, kind: FlowKind::Browser };
             store_login::store_login(
                 self.uow.as_ref(),
                 self.directory.as_ref(),
-                provider,
-                envelope.target,
-                FlowKind::Browser,
+                stored,
+                envelope.proxy.as_ref(),
                 credential,
                 actor,
             )
@@ -213,18 +247,30 @@ impl OAuthLogins {
         result
     }
 
-    /// Starts a device login (`target`: re-authorise that account).
+    /// Starts a device login (`target`: re-authorise that account) through the default route.
     pub async fn start_device_login(
         &self,
         provider: ProviderKind,
         target: Option<AccountId>,
         owner: &OAuthOwner,
     ) -> Result<DeviceLoginStarted, OAuthError> {
+        self.start_device_login_via(provider, target, &LoginProxy::Default, owner).await
+    }
+
+    /// Starts a device login whose calls go through the proxy `choice` resolves to.
+    pub async fn start_device_login_via(
+        &self,
+        provider: ProviderKind,
+        target: Option<AccountId>,
+        choice: &LoginProxy,
+        owner: &OAuthOwner,
+    ) -> Result<DeviceLoginStarted, OAuthError> {
         let login = self.login(provider)?;
         self.check_target(provider, target).await?;
-        let start = login.begin_device().await?;
+        let proxy = self.flow_proxy(target, choice).await?;
+        let start = login.begin_device(proxy.as_ref().map(|p| &p.proxy)).await?;
         let flow_id = random_id();
-        let envelope = FlowEnvelope { kind: FlowKind::Device, target, payload: start.payload };
+        let envelope = FlowEnvelope { kind: FlowKind::Device, target, payload: start.payload, proxy };
         let ttl = start.expires_in;
         let (key, seal) = flow_key(provider, FlowKind::Device, &flow_id);
         match self.flows.create_flow(&key, &owner.fingerprint(), &seal.seal(&envelope.encode()), ttl).await? {
@@ -264,19 +310,16 @@ impl OAuthLogins {
         }
         let result = async {
             let existing = self.existing_document(envelope.target).await?;
-            match login.poll_device(&envelope.payload, existing.as_ref()).await? {
+            let egress = envelope.proxy.as_ref().map(|p| &p.proxy);
+            match login.poll_device(&envelope.payload, existing.as_ref(), egress).await? {
                 DevicePoll::Pending => Ok(None),
-                DevicePoll::Approved(credential) => store_login::store_login(
-                    self.uow.as_ref(),
-                    self.directory.as_ref(),
-                    provider,
-                    envelope.target,
-                    FlowKind::Device,
-                    *credential,
-                    actor,
-                )
-                .await
-                .map(Some),
+                DevicePoll::Approved(credential) => {
+                    let stored = store_login::StoredLogin { provider, target: envelope.target, kind: FlowKind::Device };
+                    let (uow, directory) = (self.uow.as_ref(), self.directory.as_ref());
+                    store_login::store_login(uow, directory, stored, envelope.proxy.as_ref(), *credential, actor)
+                        .await
+                        .map(Some)
+                }
             }
         }
         .await;

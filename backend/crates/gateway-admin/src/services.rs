@@ -95,6 +95,8 @@ pub struct AdminPorts {
     pub url_guard: Arc<UrlGuard>,
     /// Alert webhooks and rules (stored and configured), and the transport a test uses.
     pub alerts: AlertPorts,
+    /// The egress proxy probe and the default proxy.
+    pub egress: accounts::EgressPorts,
 }
 
 /// The login policy and the device-cookie key the auth service applies.
@@ -146,6 +148,7 @@ impl AdminServices {
             logins: ports.logins,
             url_guard: ports.url_guard.clone(),
             step_up: auth.step_up_ports(),
+            egress: ports.egress,
         });
         Self {
             groups: GroupsService::new(uow.clone(), ports.groups.clone(), ports.keys.clone()),

@@ -7,11 +7,16 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use gateway_admin::audit::AuditActor;
-use gateway_admin::oauth::{FlowSeal, OAuthError, OAuthLogins, OAuthOwner};
-use gateway_admin::ports::{AccountDirectory, AdminTransaction, UnitOfWork};
+use gateway_admin::oauth::{FlowSeal, LoginEgress, LoginProxy, OAuthError, OAuthLogins, OAuthOwner};
+use gateway_admin::ports::{
+    AccountDirectory, AdminTransaction, GroupDirectory, HostResolver, ResolveError, UnitOfWork,
+};
+use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_core::coordination::{ClaimId, FlowClaim, OAuthFlowKey, OAuthPendingFlows};
 use gateway_core::credential_import::ImportedCredential;
-use gateway_core::domain::{AccountId, AccountRecord, CredentialDocument, GroupId, ProviderKind};
+use gateway_core::domain::{
+    AccountGroup, AccountId, AccountRecord, CredentialDocument, EgressProxy, GroupId, ProviderKind,
+};
 use gateway_core::oauth_login::{AuthorizationStart, DevicePoll, DeviceStart, FlowSecret, OAuthFailure, OAuthLogin};
 use gateway_core::ports::StorageError;
 use gateway_store::memory::MemoryCoordination;
@@ -42,12 +47,17 @@ impl OAuthLogin for FakeLogin {
         payload: &FlowSecret,
         _code: &str,
         _existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<ImportedCredential, OAuthFailure> {
-        // Reached only if the record opened: report what it held.
-        Err(OAuthFailure::Rejected(if payload.expose().contains(VERIFIER) { "opened" } else { "garbled" }.to_owned()))
+        // Reached only if the record opened: report what it held (and the proxy it was given).
+        let opened = if payload.expose().contains(VERIFIER) { "opened" } else { "garbled" };
+        Err(OAuthFailure::Rejected(match egress.and_then(EgressProxy::expose_url) {
+            Some(url) => format!("{opened} via {url}"),
+            None => opened.to_owned(),
+        }))
     }
 
-    async fn begin_device(&self) -> Result<DeviceStart, OAuthFailure> {
+    async fn begin_device(&self, _egress: Option<&EgressProxy>) -> Result<DeviceStart, OAuthFailure> {
         Ok(DeviceStart {
             user_code: "USER-CODE".to_owned(),
             verification_url: "https://auth.example/codex/device".to_owned(),
@@ -61,6 +71,7 @@ impl OAuthLogin for FakeLogin {
         &self,
         _payload: &FlowSecret,
         _existing: Option<&CredentialDocument>,
+        _egress: Option<&EgressProxy>,
     ) -> Result<DevicePoll, OAuthFailure> {
         Ok(DevicePoll::Pending)
     }
@@ -86,6 +97,23 @@ impl AccountDirectory for NoStorage {
     }
     async fn account_groups(&self, _id: AccountId) -> Result<Vec<GroupId>, StorageError> {
         Ok(Vec::new())
+    }
+}
+
+#[async_trait]
+impl GroupDirectory for NoStorage {
+    async fn list_groups(&self) -> Result<Vec<AccountGroup>, StorageError> {
+        Ok(Vec::new())
+    }
+    async fn get_group(&self, id: GroupId) -> Result<AccountGroup, StorageError> {
+        Err(StorageError::NotFound { entity: "group", id: id.to_string() })
+    }
+}
+
+#[async_trait]
+impl HostResolver for NoStorage {
+    async fn resolve(&self, _host: &str, _port: u16) -> Result<Vec<std::net::IpAddr>, ResolveError> {
+        Err(ResolveError("no names in this test".to_owned()))
     }
 }
 
@@ -126,4 +154,43 @@ async fn the_in_process_adapter_holds_only_sealed_pending_logins() {
         Err(OAuthError::Upstream(OAuthFailure::Rejected(what))) => assert_eq!(what, "opened"),
         other => panic!("expected the fake login's report, got {other:?}"),
     }
+}
+
+const PROXY_PASSWORD: &str = "proxy-pass-sealed-9c1d";
+
+#[tokio::test]
+async fn the_login_proxy_is_sealed_with_the_flow_and_handed_to_every_step() {
+    let flows = Arc::new(MemoryCoordination::new());
+    let default =
+        EgressProxy::new("http://127.0.0.1:3128".to_owned(), format!("http://user:{PROXY_PASSWORD}@127.0.0.1:3128"));
+    let egress = LoginEgress {
+        groups: Arc::new(NoStorage),
+        guard: Arc::new(UrlGuard::new(Arc::new(NoStorage), UrlPolicy { allow_private: true })),
+        default_proxy: Some(default),
+    };
+    let logins = OAuthLogins::new(vec![Arc::new(FakeLogin)], flows.clone(), Arc::new(NoStorage), Arc::new(NoStorage))
+        .with_egress(egress);
+    let owner = OAuthOwner("admin:1".to_owned());
+    let actor = AuditActor { user_id: None, name: "test".to_owned() };
+
+    let started =
+        logins.start_login_via(ProviderKind::Openai, None, &LoginProxy::Default, &owner).await.expect("start");
+    let key = OAuthFlowKey::derive(ProviderKind::Openai, started.flow_id.as_bytes());
+    let text = String::from_utf8_lossy(&raw(&flows, &key, &owner).await).into_owned();
+    assert!(!text.contains(PROXY_PASSWORD) && !text.contains("3128"), "{text}");
+
+    let callback = format!("http://localhost:1455/auth/callback?code=c&state={}", started.flow_id);
+    match logins.complete_login(ProviderKind::Openai, &callback, &owner, actor).await {
+        Err(OAuthError::Upstream(OAuthFailure::Rejected(what))) => {
+            assert_eq!(what, format!("opened via http://user:{PROXY_PASSWORD}@127.0.0.1:3128"));
+        }
+        other => panic!("expected the fake login's report, got {other:?}"),
+    }
+
+    let named = LoginProxy::Group(GroupId(7));
+    let refused = logins.start_login_via(ProviderKind::Openai, None, &named, &owner).await.expect_err("no group");
+    assert!(matches!(refused, OAuthError::InvalidProxy { field: "groupId", .. }), "{refused:?}");
+    let reauthorize = LoginProxy::Url("http://127.0.0.1:3128".to_owned());
+    let refused = logins.start_login_via(ProviderKind::Openai, Some(AccountId(1)), &reauthorize, &owner).await;
+    assert!(refused.is_err(), "a re-authorisation names no proxy (and this account does not exist)");
 }

@@ -15,6 +15,7 @@ mod auth_routes;
 mod backup_routes;
 mod dashboard;
 mod dto;
+mod egress_proxy_check_routes;
 mod egress_proxy_routes;
 mod envelope;
 mod extract;
@@ -119,6 +120,7 @@ fn protected_routes() -> OpenApiRouter<AdminApi> {
         .merge(oauth_routes::routes())
         .merge(groups::routes())
         .merge(egress_proxy_routes::routes())
+        .merge(egress_proxy_check_routes::routes())
         .merge(keys::routes())
         .merge(settings_routes::routes())
         .merge(backup_routes::routes())

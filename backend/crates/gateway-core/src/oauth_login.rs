@@ -3,6 +3,11 @@
 //! owner checks and the storage; a provider only builds requests, exchanges codes and turns
 //! tokens into an [`ImportedCredential`] (identity from claims, exactly like an import).
 //!
+//! Every network call of a flow (discovery, device code, polling, token exchange, userinfo,
+//! key set) leaves through `egress`, the proxy the admin layer chose for the login (issue 18);
+//! `None` is direct. A proxy that cannot be used fails the step as
+//! [`OAuthFailure::Unavailable`], never directly.
+//!
 //! The pending payload is the provider's own secret (PKCE verifier, installation id, device
 //! ids): opaque to the admin layer, never printed.
 
@@ -13,7 +18,7 @@ use async_trait::async_trait;
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::credential_import::ImportedCredential;
-use crate::domain::{CredentialDocument, ProviderKind};
+use crate::domain::{CredentialDocument, EgressProxy, ProviderKind};
 
 /// A provider's pending-flow payload.
 pub struct FlowSecret(SecretString);
@@ -106,15 +111,17 @@ pub trait OAuthLogin: Send + Sync {
         payload: &FlowSecret,
         code: &str,
         existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<ImportedCredential, OAuthFailure>;
 
     /// Asks the upstream for a device code.
-    async fn begin_device(&self) -> Result<DeviceStart, OAuthFailure>;
+    async fn begin_device(&self, egress: Option<&EgressProxy>) -> Result<DeviceStart, OAuthFailure>;
 
     /// Polls once; exchanges the code when approved.
     async fn poll_device(
         &self,
         payload: &FlowSecret,
         existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<DevicePoll, OAuthFailure>;
 }

@@ -1,8 +1,8 @@
 //! The one connector: TCP to the target or to an egress proxy (HTTP CONNECT or SOCKS5 tunnel),
 //! then TLS with the shared configuration when the target is `https`/`wss`.
 
-mod http_connect;
-mod socks5;
+pub(crate) mod http_connect;
+pub(crate) mod socks5;
 mod stream;
 
 use std::time::Duration;
@@ -86,11 +86,7 @@ impl Connector {
             let tcp = match proxy {
                 None => tcp_connect(&target.host, target.port).await?,
                 Some(proxy) => {
-                    let tcp = self.proxy_connect(proxy).await.map_err(|e| match e {
-                        SendError::LocalResources(m) => SendError::LocalResources(m),
-                        SendError::ProxyFailed(m) => SendError::ProxyFailed(m),
-                        other => SendError::ProxyFailed(format!("proxy {}: {other}", proxy.redacted())),
-                    })?;
+                    let tcp = self.proxy_connect(proxy).await.map_err(|e| as_proxy_failure(e, proxy))?;
                     match proxy.kind() {
                         ProxyKind::HttpConnect => http_connect::tunnel(tcp, target, proxy).await?,
                         ProxyKind::Socks5 => socks5::tunnel(tcp, target, proxy).await?,
@@ -100,17 +96,7 @@ impl Connector {
             if !target.tls {
                 return Ok(Stream::Plain(tcp));
             }
-            let config = match alpn {
-                Alpn::Http => self.tls.http_config(),
-                Alpn::WebSocket => self.tls.websocket_config(),
-            };
-            let name = ServerName::try_from(target.host.clone())
-                .map_err(|_| SendError::NotSent(format!("`{}` is not a valid TLS server name", target.host)))?;
-            let tls = tokio_rustls::TlsConnector::from(config)
-                .connect(name, tcp)
-                .await
-                .map_err(|e| SendError::NotSent(format!("TLS with {} failed: {e}", target.authority())))?;
-            Ok(Stream::Tls(Box::new(tls)))
+            self.tls_handshake(tcp, target, alpn).await.map(|tls| Stream::Tls(Box::new(tls)))
         };
         tokio::time::timeout(self.connect_timeout, connecting).await.map_err(|_| match proxy {
             Some(proxy) => SendError::ProxyFailed(format!("connecting through {} timed out", proxy.redacted())),
@@ -119,10 +105,42 @@ impl Connector {
     }
 }
 
+/// A failure while reaching the proxy is the proxy's (local exhaustion stays local).
+pub(crate) fn as_proxy_failure(error: SendError, proxy: &ProxyUrl) -> SendError {
+    match error {
+        SendError::LocalResources(m) => SendError::LocalResources(m),
+        SendError::ProxyFailed(m) => SendError::ProxyFailed(m),
+        other => SendError::ProxyFailed(format!("proxy {}: {other}", proxy.redacted())),
+    }
+}
+
 impl Connector {
+    pub(crate) fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// TLS with the shared configuration over an open connection (a tunnel or direct TCP).
+    pub(crate) async fn tls_handshake(
+        &self,
+        tcp: TcpStream,
+        target: &Target,
+        alpn: Alpn,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, SendError> {
+        let config = match alpn {
+            Alpn::Http => self.tls.http_config(),
+            Alpn::WebSocket => self.tls.websocket_config(),
+        };
+        let name = ServerName::try_from(target.host.clone())
+            .map_err(|_| SendError::NotSent(format!("`{}` is not a valid TLS server name", target.host)))?;
+        tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .map_err(|e| SendError::NotSent(format!("TLS with {} failed: {e}", target.authority())))
+    }
+
     /// TCP to the proxy: its name resolved now, every address checked by the policy, the
     /// allowed ones tried in order. All refused: the proxy's failure, nothing connected.
-    async fn proxy_connect(&self, proxy: &ProxyUrl) -> Result<TcpStream, SendError> {
+    pub(crate) async fn proxy_connect(&self, proxy: &ProxyUrl) -> Result<TcpStream, SendError> {
         let resolved = tokio::net::lookup_host((proxy.host(), proxy.port()))
             .await
             .map_err(|e| SendError::ProxyFailed(format!("proxy {} does not resolve: {e}", proxy.redacted())))?;

@@ -3,8 +3,9 @@
 //! with the platform roots plus an optional extra CA file, HTTP CONNECT and SOCKS5 egress
 //! proxies), an HTTP client over hyper that speaks HTTP/2 when the server agrees by ALPN and
 //! HTTP/1.1 otherwise ([`HttpClient`]; `gzip`/`zstd` answer bodies decoded as they arrive,
-//! `http/decode.rs`), and WebSocket via tungstenite over the same connector with a bounded read
-//! buffer ([`websocket`]).
+//! `http/decode.rs`), WebSocket via tungstenite over the same connector with a bounded read
+//! buffer ([`websocket`]), and the health probe of an egress proxy ([`probe`]: a tunnel and a
+//! TLS handshake, no request).
 //!
 //! Invariants:
 //! - knows no provider: URLs, headers and bodies come from the caller; nothing here adds an
@@ -22,6 +23,7 @@ pub mod address_check;
 pub mod connect;
 pub mod error;
 pub mod http;
+pub mod probe;
 pub mod proxy;
 pub mod tls;
 pub mod upstream_url;
@@ -32,5 +34,6 @@ pub use connect::{Connector, Stream, Target};
 pub use error::SendError;
 pub use http::decode::ACCEPT_ENCODING;
 pub use http::{Body, FetchError, Fetched, HttpClient, HttpRequest, HttpResponse};
+pub use probe::{PhaseTiming, ProbePhase, ProbeReport};
 pub use proxy::{InvalidProxy, ProxyKind, ProxyUrl};
 pub use tls::{TlsError, TlsRoots};

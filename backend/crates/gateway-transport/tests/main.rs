@@ -4,6 +4,7 @@
 
 mod decode;
 mod over_tls;
+mod probe;
 mod proxies;
 mod proxy_addresses;
 mod proxy_url;

@@ -89,12 +89,15 @@ pub fn build(
         storage.coordination.clone(),
         snapshots.clone(),
     ));
-    let logins = Arc::new(OAuthLogins::new(
-        vec![Arc::new(openai.oauth()) as Arc<dyn OAuthLogin>, Arc::new(xai.oauth()) as Arc<dyn OAuthLogin>],
-        storage.coordination.clone(),
-        store.clone(),
-        store.clone(),
-    ));
+    let logins = Arc::new(
+        OAuthLogins::new(
+            vec![Arc::new(openai.oauth()) as Arc<dyn OAuthLogin>, Arc::new(xai.oauth()) as Arc<dyn OAuthLogin>],
+            storage.coordination.clone(),
+            store.clone(),
+            store.clone(),
+        )
+        .with_egress(login_egress(config, store.clone())?),
+    );
 
     let providers = &config.providers;
     register(workers, refresh_worker(&refresher, &leases, &replica, providers))?;
@@ -112,6 +115,20 @@ pub fn build(
         register(workers, grok_version_worker(check, period))?;
     }
     Ok(Accounts { openai, xai, refresher, prober, logins, replica })
+}
+
+/// What a login's proxy is chosen from: the groups, the admin SSRF guard, the default proxy.
+pub fn login_egress(
+    config: &Config,
+    groups: Arc<dyn gateway_admin::ports::GroupDirectory>,
+) -> Result<gateway_admin::oauth::LoginEgress, StartError> {
+    use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
+    let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };
+    Ok(gateway_admin::oauth::LoginEgress {
+        groups,
+        guard: Arc::new(UrlGuard::new(Arc::new(gateway_store::dns::SystemResolver), policy)),
+        default_proxy: super::default_proxy(config)?,
+    })
 }
 
 fn refresh_worker(

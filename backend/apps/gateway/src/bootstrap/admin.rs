@@ -62,6 +62,10 @@ pub fn ports(
             UrlPolicy { allow_private: config.admin.allow_private_urls },
         )),
         alerts,
+        egress: gateway_admin::services::accounts::EgressPorts {
+            probe: Arc::new(super::TransportProxyProbe::new(config)?),
+            default_proxy: super::default_proxy(config)?,
+        },
     })
 }
 

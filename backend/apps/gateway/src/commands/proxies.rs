@@ -49,7 +49,7 @@ pub async fn set(mut config: Config, owner: Owner, url: Option<String>) -> Resul
     Ok(())
 }
 
-fn first_stdin_line() -> Result<String, StartError> {
+pub(super) fn first_stdin_line() -> Result<String, StartError> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).map_err(failed)?;
     let line = line.trim().to_owned();

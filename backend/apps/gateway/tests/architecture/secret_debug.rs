@@ -94,6 +94,7 @@ const SWEPT: &[&str] = &[
     "provider-xai::XaiCredential",
     "gateway-transport::ProxyUrl",
     "gateway-core::EgressProxy",
+    "switchboard::TopProxyCommand",
 ];
 
 /// Found by the census but holding no secret, with the reason.
@@ -456,7 +457,14 @@ fn provider_types() -> Vec<(&'static str, String)> {
         email: None,
         team_id: None,
     };
+    let check = switchboard::cli::TopProxyCommand::Check {
+        url: format!("http://u:{SECRET}@127.0.0.1:3128"),
+        provider: "openai".to_owned(),
+    };
+    let login = gateway_admin::oauth::LoginProxy::Url(format!("socks5://u:{SECRET}@127.0.0.1:1080"));
     vec![
+        ("switchboard::TopProxyCommand", format!("{check:?}")),
+        ("gateway-admin::LoginProxy (composed)", format!("{login:?}")),
         ("provider-xai::XaiCredential", format!("{xai:?}")),
         ("provider-openai::OpenAiCredential", format!("{credential:?}")),
         ("provider-openai::DecodedCredential", format!("{decoded:?}")),

@@ -31,6 +31,9 @@ pub enum OAuthError {
     AccountNotFound(i64),
     #[error("account {0} belongs to another provider")]
     WrongProvider(i64),
+    /// The login's egress proxy cannot be used (`field`: `egressProxy` or `groupId`).
+    #[error("{field}: {message}")]
+    InvalidProxy { field: &'static str, message: String },
     #[error(transparent)]
     Upstream(#[from] OAuthFailure),
     /// The account changed concurrently too often to store the new credential.
@@ -54,7 +57,7 @@ impl OAuthError {
             Self::WrongFlowKind => "oauth_flow_kind_mismatch",
             Self::WrongAccount => "oauth_account_mismatch",
             Self::AccountNotFound(_) => "not_found",
-            Self::WrongProvider(_) => "invalid_input",
+            Self::WrongProvider(_) | Self::InvalidProxy { .. } => "invalid_input",
             Self::Upstream(OAuthFailure::Denied(_)) => "oauth_denied",
             Self::Upstream(OAuthFailure::Expired) => "oauth_expired",
             Self::Upstream(OAuthFailure::Rejected(_)) => "oauth_rejected",
@@ -71,6 +74,7 @@ impl OAuthError {
     pub fn http_status(&self) -> u16 {
         match self {
             Self::UnsupportedProvider(_) | Self::Callback(_) | Self::WrongFlowKind | Self::WrongProvider(_) => 400,
+            Self::InvalidProxy { .. } => 422,
             Self::UnknownFlow | Self::AccountNotFound(_) => 404,
             Self::NotYourFlow => 403,
             Self::InProgress | Self::Conflict | Self::WrongAccount => 409,

@@ -17,12 +17,13 @@ use crate::account_views::{self, AccountView, AccountViewSources};
 use crate::audit::AuditActor;
 use crate::auth::api_keys::confirm_password;
 use crate::auth::{AdminPrincipal, ClientOrigin};
+use crate::egress_proxies::check::{ProxyCheck, check_account_proxy, check_proxy_url};
 use crate::egress_proxies::{ProxyOwner, set_egress_proxy};
 use crate::error::AdminError;
 use crate::oauth::OAuthLogins;
 use crate::ports::account_actions::{ConnectionTest, ProbeReport, RefreshReport};
 use crate::ports::{
-    AccountActions, AccountDirectory, GroupDirectory, InFlightCounts, RuntimeSettingsReader, UsageQueries,
+    AccountActions, AccountDirectory, GroupDirectory, InFlightCounts, ProxyProbe, RuntimeSettingsReader, UsageQueries,
 };
 use crate::services::Mutations;
 use crate::services::auth::StepUpPorts;
@@ -46,6 +47,15 @@ pub struct AccountPorts {
     pub logins: Arc<OAuthLogins>,
     pub url_guard: Arc<UrlGuard>,
     pub step_up: StepUpPorts,
+    pub egress: EgressPorts,
+}
+
+/// What the egress proxy probe needs: the probe itself and the default proxy
+/// (`providers.egress_proxy`, configuration).
+#[derive(Clone)]
+pub struct EgressPorts {
+    pub probe: Arc<dyn ProxyProbe>,
+    pub default_proxy: Option<EgressProxy>,
 }
 
 /// One account's live facts: the record, its cooldown end and its in-flight requests.
@@ -180,6 +190,19 @@ impl AccountsService {
         let v = &self.ports.views;
         let guard = &self.ports.url_guard;
         set_egress_proxy(self.ports.uow.get(), v.accounts.as_ref(), v.groups.as_ref(), guard, actor, owner, raw).await
+    }
+
+    /// Probes a proxy URL (not stored) towards `provider`'s upstream origin.
+    pub async fn check_proxy_url(&self, provider: ProviderKind, raw: &str) -> Result<ProxyCheck, AdminError> {
+        check_proxy_url(&self.ports.url_guard, self.ports.egress.probe.as_ref(), provider, raw).await
+    }
+
+    /// Probes the proxy that applies to the account (its own, its group's or the default).
+    pub async fn check_account_proxy(&self, id: AccountId) -> Result<ProxyCheck, AdminError> {
+        let v = &self.ports.views;
+        let egress = &self.ports.egress;
+        let default = egress.default_proxy.as_ref();
+        check_account_proxy(v.accounts.as_ref(), v.groups.as_ref(), default, egress.probe.as_ref(), id).await
     }
 
     async fn existing(&self, id: AccountId) -> Result<AccountId, AdminError> {

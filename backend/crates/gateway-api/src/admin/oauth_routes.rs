@@ -7,14 +7,21 @@
 //! admin cannot complete or poll another's flow (`403 oauth_flow_not_owned`, the flow is left
 //! untouched). Completion is audited by the use case (`account.oauth_login` /
 //! `account.reauthorize`).
+//!
+//! Every upstream call of a flow goes through an egress proxy when one applies (decision 0247):
+//! the start names `egressProxy` (a URL) or `groupId` (that group's proxy), else the default
+//! proxy applies; a re-authorisation uses its account's proxy and names none. A new account
+//! keeps a named proxy as its own.
 
 use axum::extract::{FromRequestParts, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::{Extension, Json};
 use gateway_admin::auth::AdminPrincipal;
-use gateway_admin::oauth::{DeviceLoginPoll, DeviceLoginStarted, LoginCompleted, LoginStarted, OAuthError, OAuthOwner};
-use gateway_core::domain::{AccountId, ProviderKind};
+use gateway_admin::oauth::{
+    DeviceLoginPoll, DeviceLoginStarted, LoginCompleted, LoginProxy, LoginStarted, OAuthError, OAuthOwner,
+};
+use gateway_core::domain::{AccountId, GroupId, ProviderKind};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -75,6 +82,7 @@ fn failure(error: OAuthError) -> ApiFailure {
     let field = match &error {
         OAuthError::Callback(_) => Some("callbackUrl"),
         OAuthError::WrongProvider(_) => Some("accountId"),
+        OAuthError::InvalidProxy { field, .. } => Some(*field),
         _ => None,
     };
     let mut out = ApiFailure::new(status, error.code(), message.clone());
@@ -89,6 +97,28 @@ fn failure(error: OAuthError) -> ApiFailure {
 pub struct StartRequest {
     /// Re-authorise this existing account (same upstream account only) instead of adding one.
     pub account_id: Option<i64>,
+    /// Log in through this egress proxy (`http://[user:pass@]host[:port]` or `socks5://…`,
+    /// write-only); the new account keeps it as its own. Not with `accountId` or `groupId`.
+    #[schema(max_length = 2048)]
+    pub egress_proxy: Option<String>,
+    /// Log in through this group's egress proxy; the new account keeps it as its own.
+    pub group_id: Option<i64>,
+}
+
+impl StartRequest {
+    fn target(&self) -> Option<AccountId> {
+        self.account_id.map(AccountId)
+    }
+
+    /// The proxy the start asks for (at most one of `egressProxy`, `groupId`).
+    fn proxy(&self) -> Result<LoginProxy, ApiFailure> {
+        match (&self.egress_proxy, self.group_id) {
+            (Some(_), Some(_)) => Err(ApiFailure::invalid("groupId", "name either egressProxy or groupId, not both")),
+            (Some(url), None) => Ok(LoginProxy::Url(url.clone())),
+            (None, Some(id)) => Ok(LoginProxy::Group(GroupId(id))),
+            (None, None) => Ok(LoginProxy::Default),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -130,9 +160,9 @@ pub async fn start_login(
     ProviderPath(provider): ProviderPath,
     JsonBody(body): JsonBody<StartRequest>,
 ) -> ApiResult<Json<LoginStartedView>> {
-    let target = body.account_id.map(AccountId);
-    let started =
-        api.services.accounts.logins().start_login(provider, target, &owner(&principal)).await.map_err(failure)?;
+    let proxy = body.proxy()?;
+    let logins = api.services.accounts.logins();
+    let started = logins.start_login_via(provider, body.target(), &proxy, &owner(&principal)).await.map_err(failure)?;
     Ok(Json(started.into()))
 }
 
@@ -235,14 +265,10 @@ pub async fn start_device_login(
     ProviderPath(provider): ProviderPath,
     JsonBody(body): JsonBody<StartRequest>,
 ) -> ApiResult<Json<DeviceStartedView>> {
-    let target = body.account_id.map(AccountId);
-    let started = api
-        .services
-        .accounts
-        .logins()
-        .start_device_login(provider, target, &owner(&principal))
-        .await
-        .map_err(failure)?;
+    let proxy = body.proxy()?;
+    let logins = api.services.accounts.logins();
+    let started =
+        logins.start_device_login_via(provider, body.target(), &proxy, &owner(&principal)).await.map_err(failure)?;
     Ok(Json(started.into()))
 }
 

@@ -31,6 +31,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/admin/accounts/{id}/test"),
     ("put", "/api/admin/accounts/{id}/egress-proxy"),
     ("delete", "/api/admin/accounts/{id}/egress-proxy"),
+    ("post", "/api/admin/accounts/{id}/egress-proxy/check"),
+    ("post", "/api/admin/egress-proxies/check"),
     ("post", "/api/admin/oauth/{provider}/start"),
     ("post", "/api/admin/oauth/{provider}/complete"),
     ("post", "/api/admin/oauth/{provider}/device/start"),

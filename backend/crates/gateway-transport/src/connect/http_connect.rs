@@ -12,8 +12,22 @@ use crate::proxy::ProxyUrl;
 /// Largest proxy answer head read.
 const MAX_HEAD: usize = 8 * 1024;
 
-pub async fn tunnel(mut tcp: TcpStream, target: &Target, proxy: &ProxyUrl) -> Result<TcpStream, SendError> {
-    let failed = |reason: String| SendError::ProxyFailed(format!("proxy {}: {reason}", proxy.redacted()));
+/// Why a CONNECT exchange failed; `auth` when the proxy refused the credentials (407).
+pub struct Refused {
+    pub auth: bool,
+    pub error: SendError,
+}
+
+pub async fn tunnel(tcp: TcpStream, target: &Target, proxy: &ProxyUrl) -> Result<TcpStream, SendError> {
+    exchange(tcp, target, proxy).await.map_err(|refused| refused.error)
+}
+
+/// The CONNECT exchange; the credentials travel with the request itself.
+pub async fn exchange(mut tcp: TcpStream, target: &Target, proxy: &ProxyUrl) -> Result<TcpStream, Refused> {
+    let failed = |reason: String| Refused {
+        auth: false,
+        error: SendError::ProxyFailed(format!("proxy {}: {reason}", proxy.redacted())),
+    };
     let authority = target.authority();
     let mut head = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n");
     if let Some(user) = proxy.username() {
@@ -40,7 +54,7 @@ pub async fn tunnel(mut tcp: TcpStream, target: &Target, proxy: &ProxyUrl) -> Re
     }
     match response.code {
         Some(code) if (200..300).contains(&code) => Ok(tcp),
-        Some(407) => Err(failed("proxy authentication refused (407)".to_owned())),
+        Some(407) => Err(Refused { auth: true, ..failed("proxy authentication refused (407)".to_owned()) }),
         Some(code) => Err(failed(format!("CONNECT refused ({code})"))),
         None => Err(failed("the CONNECT answer has no status".to_owned())),
     }

@@ -2,7 +2,7 @@
 //! callback (PKCE S256 + state, PROTOCOL §A.2–A.3) and the device-code flow (§A.8). Tokens
 //! become an `ImportedCredential` exactly like an import (identity from claims only), plus the
 //! account's installation id: minted with the flow, kept from the existing credential on
-//! re-authorisation.
+//! re-authorisation. Every call of a flow leaves through the login's egress proxy, if any.
 
 mod authorize_url;
 mod device;
@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use gateway_core::credential_import::ImportedCredential;
-use gateway_core::domain::{CredentialDocument, ProviderKind};
+use gateway_core::domain::{CredentialDocument, EgressProxy, ProviderKind};
 use gateway_core::oauth_login::{AuthorizationStart, DevicePoll, DeviceStart, FlowSecret, OAuthFailure, OAuthLogin};
+use gateway_transport::ProxyUrl;
 use time::OffsetDateTime;
 
 pub use authorize_url::{REDIRECT_URI, SCOPES, authorize_url, encode};
@@ -48,9 +49,14 @@ impl OpenAiOAuth {
         Self { client, issuer, client_id, profile, timeout: Duration::from_secs(30) }
     }
 
-    fn device<'a>(&'a self, profile: &'a crate::request_profile::RequestProfile) -> DeviceEndpoints<'a> {
+    fn device<'a>(
+        &'a self,
+        profile: &'a crate::request_profile::RequestProfile,
+        proxy: Option<&'a ProxyUrl>,
+    ) -> DeviceEndpoints<'a> {
         DeviceEndpoints {
             client: &self.client,
+            proxy,
             issuer: &self.issuer,
             client_id: &self.client_id,
             profile,
@@ -65,10 +71,12 @@ impl OpenAiOAuth {
         verifier: &str,
         installation_id: &str,
         existing: Option<&CredentialDocument>,
+        proxy: Option<&ProxyUrl>,
     ) -> Result<ImportedCredential, OAuthFailure> {
         let profile = self.profile.current();
         let exchange = CodeExchange {
             client: &self.client,
+            proxy,
             issuer: &self.issuer,
             client_id: &self.client_id,
             profile: &profile,
@@ -121,18 +129,21 @@ impl OAuthLogin for OpenAiOAuth {
         payload: &FlowSecret,
         code: &str,
         existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<ImportedCredential, OAuthFailure> {
+        let proxy = login_proxy(egress)?;
         match FlowPayload::open(payload)? {
             FlowPayload::Browser { verifier, redirect_uri, installation_id, .. } => {
-                self.exchange(code, &redirect_uri, &verifier, &installation_id, existing).await
+                self.exchange(code, &redirect_uri, &verifier, &installation_id, existing, proxy.as_ref()).await
             }
             FlowPayload::Device { .. } => Err(OAuthFailure::CorruptFlow),
         }
     }
 
-    async fn begin_device(&self) -> Result<DeviceStart, OAuthFailure> {
+    async fn begin_device(&self, egress: Option<&EgressProxy>) -> Result<DeviceStart, OAuthFailure> {
+        let proxy = login_proxy(egress)?;
         let profile = self.profile.current();
-        let endpoints = self.device(&profile);
+        let endpoints = self.device(&profile, proxy.as_ref());
         let code = endpoints.user_code().await?;
         let payload = FlowPayload::Device {
             v: PAYLOAD_VERSION,
@@ -153,20 +164,35 @@ impl OAuthLogin for OpenAiOAuth {
         &self,
         payload: &FlowSecret,
         existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<DevicePoll, OAuthFailure> {
+        let proxy = login_proxy(egress)?;
         let FlowPayload::Device { device_auth_id, user_code, installation_id, .. } = FlowPayload::open(payload)? else {
             return Err(OAuthFailure::CorruptFlow);
         };
         let profile = self.profile.current();
-        let endpoints = self.device(&profile);
+        let endpoints = self.device(&profile, proxy.as_ref());
         match endpoints.poll(&device_auth_id, &user_code).await? {
             Poll::Pending => Ok(DevicePoll::Pending),
             Poll::Approved { authorization_code, code_verifier } => {
                 let callback = endpoints.callback_uri();
-                let credential =
-                    self.exchange(&authorization_code, &callback, &code_verifier, &installation_id, existing).await?;
+                let credential = self
+                    .exchange(
+                        &authorization_code,
+                        &callback,
+                        &code_verifier,
+                        &installation_id,
+                        existing,
+                        proxy.as_ref(),
+                    )
+                    .await?;
                 Ok(DevicePoll::Approved(Box::new(credential)))
             }
         }
     }
+}
+
+/// The login's proxy for the transport; one that cannot be used fails the step (never direct).
+fn login_proxy(egress: Option<&EgressProxy>) -> Result<Option<ProxyUrl>, OAuthFailure> {
+    crate::egress::parse(egress).map_err(|_| OAuthFailure::Unavailable(crate::egress::UNUSABLE.to_owned()))
 }

@@ -71,7 +71,7 @@ async fn a_pasted_code_is_exchanged_for_an_identified_credential() {
     let pairs = query_pairs(&callback);
     let code = pairs.iter().find(|(k, _)| k == "code").map(|(_, v)| v.clone()).expect("code");
     assert!(pairs.iter().any(|(k, v)| k == "state" && *v == start.state));
-    let imported = oauth.complete_authorization(&start.payload, &code, None).await.expect("exchange");
+    let imported = oauth.complete_authorization(&start.payload, &code, None, None).await.expect("exchange");
     assert_eq!(imported.external_account_id, "acct-1");
     assert_eq!(imported.profile.email.as_deref(), Some("acct-1@sim.test"));
     assert_eq!(imported.profile.plan_type.as_deref(), Some("pro"));
@@ -82,14 +82,15 @@ async fn a_pasted_code_is_exchanged_for_an_identified_credential() {
     assert_eq!(installation.len(), 36);
 
     // The code is single-use.
-    let replay = oauth.complete_authorization(&start.payload, &code, None).await.expect_err("replayed code");
+    let replay = oauth.complete_authorization(&start.payload, &code, None, None).await.expect_err("replayed code");
     assert_eq!(replay, OAuthFailure::Rejected("invalid_grant".to_owned()));
 
     // Re-authorisation keeps the account's installation id.
     let again = oauth.begin_authorization().expect("start");
     let callback = consent(&again.authorize_url).await;
     let code = query_pairs(&callback).into_iter().find(|(k, _)| k == "code").map(|(_, v)| v).expect("code");
-    let reauth = oauth.complete_authorization(&again.payload, &code, Some(&imported.document)).await.expect("exchange");
+    let reauth =
+        oauth.complete_authorization(&again.payload, &code, Some(&imported.document), None).await.expect("exchange");
     let renewed = OpenAiCredential::decode(&reauth.document).expect("document");
     assert_eq!(renewed.installation_id.as_deref(), Some(installation.as_str()));
 }
@@ -103,7 +104,7 @@ async fn a_code_with_another_verifier_is_refused() {
     let other = oauth.begin_authorization().expect("start");
     let callback = consent(&first.authorize_url).await;
     let code = query_pairs(&callback).into_iter().find(|(k, _)| k == "code").map(|(_, v)| v).expect("code");
-    let refused = oauth.complete_authorization(&other.payload, &code, None).await.expect_err("PKCE mismatch");
+    let refused = oauth.complete_authorization(&other.payload, &code, None, None).await.expect_err("PKCE mismatch");
     assert!(matches!(refused, OAuthFailure::Rejected(_)), "{refused:?}");
 }
 
@@ -112,13 +113,13 @@ async fn device_login_is_pending_until_approved() {
     let world = World::start().await;
     world.sim.add_account(AccountSpec::openai("acct-1")).expect("account");
     let oauth = world.provider().oauth();
-    let start = oauth.begin_device().await.expect("device code");
+    let start = oauth.begin_device(None).await.expect("device code");
     assert!(!start.user_code.is_empty());
     assert_eq!(start.verification_url, format!("{}/codex/device", world.sim.oauth_issuer_url()));
     assert_eq!(start.interval.as_secs(), 5, "`interval` is parsed from a string");
-    assert!(matches!(oauth.poll_device(&start.payload, None).await, Ok(DevicePoll::Pending)));
+    assert!(matches!(oauth.poll_device(&start.payload, None, None).await, Ok(DevicePoll::Pending)));
     world.sim.approve_device(Some(&start.user_code), "acct-1").expect("approve");
-    let DevicePoll::Approved(imported) = oauth.poll_device(&start.payload, None).await.expect("poll") else {
+    let DevicePoll::Approved(imported) = oauth.poll_device(&start.payload, None, None).await.expect("poll") else {
         panic!("approved device login is not pending");
     };
     assert_eq!(imported.external_account_id, "acct-1");
@@ -130,8 +131,8 @@ async fn a_denied_device_login_is_refused() {
     let world = World::start().await;
     world.sim.add_account(AccountSpec::openai("acct-1")).expect("account");
     let oauth = world.provider().oauth();
-    let start = oauth.begin_device().await.expect("device code");
+    let start = oauth.begin_device(None).await.expect("device code");
     world.sim.decide_device(Some(&start.user_code), Some("acct-1"), DeviceDecision::Deny).expect("deny");
-    let refused = oauth.poll_device(&start.payload, None).await.expect_err("denied");
+    let refused = oauth.poll_device(&start.payload, None, None).await.expect_err("denied");
     assert!(matches!(refused, OAuthFailure::Denied(_)), "{refused:?}");
 }

@@ -2,7 +2,8 @@
 //! `nonce` whose `127.0.0.1:56121/callback` address the admin pastes back, and the device-code
 //! flow (RFC 8628). Endpoints come from OIDC discovery; every ID token is verified against the
 //! issuer's JWKS (`oauth/id_token.rs`). The pending flow (30 minutes for xAI) is the admin
-//! layer's; its payload here holds the verifier and nonce, or the device code.
+//! layer's; its payload here holds the verifier and nonce, or the device code. Every call of a
+//! step leaves through the login's egress proxy when it has one.
 
 pub mod discovery;
 pub mod id_token;
@@ -13,9 +14,9 @@ use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use gateway_core::credential_import::ImportedCredential;
-use gateway_core::domain::{CredentialDocument, ProviderKind};
+use gateway_core::domain::{CredentialDocument, EgressProxy, ProviderKind};
 use gateway_core::oauth_login::{AuthorizationStart, DevicePoll, DeviceStart, FlowSecret, OAuthFailure, OAuthLogin};
-use gateway_transport::HttpClient;
+use gateway_transport::{HttpClient, ProxyUrl};
 use secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -56,14 +57,39 @@ fn unavailable(error: impl std::fmt::Display) -> OAuthFailure {
     OAuthFailure::Unavailable(error.to_string())
 }
 
+/// The egress route of one login step: every call (discovery, key set, device code, token,
+/// userinfo) through the login's proxy, or directly when it has none.
+struct Via {
+    proxy: Option<ProxyUrl>,
+    refresher: Refresher,
+}
+
+impl Via {
+    fn proxy(&self) -> Option<&ProxyUrl> {
+        self.proxy.as_ref()
+    }
+}
+
 impl XaiOAuth {
     pub fn new(http: HttpClient, issuer: &str, client_id: &str, refresher: Refresher) -> Self {
         Self { http, issuer: issuer.to_owned(), client_id: client_id.to_owned(), refresher }
     }
 
+    /// The route of a step through `egress`; a proxy that cannot be used fails the step.
+    fn via(&self, egress: Option<&EgressProxy>) -> Result<Via, OAuthFailure> {
+        let proxy = crate::egress::parse(egress)
+            .map_err(|_| OAuthFailure::Unavailable("the egress proxy is not usable".to_owned()))?;
+        Ok(Via { refresher: self.refresher.via(proxy.clone()), proxy })
+    }
+
     /// The tokens of a successful exchange as a credential: the ID token verified (with the
     /// flow's nonce when it had one); without an ID token the identity comes from userinfo.
-    async fn credential(&self, answer: TokenAnswer, nonce: Option<&str>) -> Result<ImportedCredential, OAuthFailure> {
+    async fn credential(
+        &self,
+        via: &Via,
+        answer: TokenAnswer,
+        nonce: Option<&str>,
+    ) -> Result<ImportedCredential, OAuthFailure> {
         let access = answer
             .access_token
             .filter(|t| !t.is_empty())
@@ -78,8 +104,9 @@ impl XaiOAuth {
         };
         match answer.id_token.filter(|t| !t.is_empty()) {
             Some(token) => {
-                let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
-                let keys = discovery::key_set(&self.http, &endpoints).await.map_err(unavailable)?;
+                let endpoints =
+                    discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
+                let keys = discovery::key_set(&self.http, via.proxy(), &endpoints).await.map_err(unavailable)?;
                 let claims = id_token::verify(&token, &keys, &self.issuer, &self.client_id, nonce)
                     .map_err(|e| OAuthFailure::Rejected(e.to_string()))?;
                 credential.user_id = Some(claims.sub);
@@ -90,7 +117,7 @@ impl XaiOAuth {
                 return Err(OAuthFailure::Rejected("the token answer has no ID token".to_owned()));
             }
             None => {
-                let info = self.refresher.userinfo(&credential.access_token).await.map_err(unavailable)?;
+                let info = via.refresher.userinfo(&credential.access_token).await.map_err(unavailable)?;
                 credential.user_id = Some(info.sub);
                 credential.email = info.email;
             }
@@ -155,12 +182,14 @@ impl OAuthLogin for XaiOAuth {
         payload: &FlowSecret,
         code: &str,
         _existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<ImportedCredential, OAuthFailure> {
+        let via = self.via(egress)?;
         let pending = Self::read(payload)?;
         let (Some(verifier), Some(nonce)) = (pending.verifier, pending.nonce) else {
             return Err(OAuthFailure::CorruptFlow);
         };
-        let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
+        let endpoints = discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
         let form = [
             ("grant_type", "authorization_code"),
             ("code", code),
@@ -168,15 +197,16 @@ impl OAuthLogin for XaiOAuth {
             ("client_id", self.client_id.as_str()),
             ("code_verifier", verifier.as_str()),
         ];
-        let answer = self.refresher.post_token(Some(&endpoints.token_endpoint), &form).await.map_err(refused)?;
-        self.credential(answer, Some(&nonce)).await
+        let answer = via.refresher.post_token(Some(&endpoints.token_endpoint), &form).await.map_err(refused)?;
+        self.credential(&via, answer, Some(&nonce)).await
     }
 
-    async fn begin_device(&self) -> Result<DeviceStart, OAuthFailure> {
-        let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
+    async fn begin_device(&self, egress: Option<&EgressProxy>) -> Result<DeviceStart, OAuthFailure> {
+        let via = self.via(egress)?;
+        let endpoints = discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
         let url =
             endpoints.device_authorization_endpoint.unwrap_or_else(|| format!("{}/oauth2/device/code", self.issuer));
-        let answer = crate::oauth_device::request_code(&self.http, &url, &self.client_id, SCOPE).await?;
+        let answer = crate::oauth_device::request_code(&self.http, via.proxy(), &url, &self.client_id, SCOPE).await?;
         let pending = Pending { verifier: None, nonce: None, device_code: Some(answer.device_code) };
         Ok(DeviceStart {
             user_code: answer.user_code,
@@ -191,14 +221,16 @@ impl OAuthLogin for XaiOAuth {
         &self,
         payload: &FlowSecret,
         _existing: Option<&CredentialDocument>,
+        egress: Option<&EgressProxy>,
     ) -> Result<DevicePoll, OAuthFailure> {
+        let via = self.via(egress)?;
         let pending = Self::read(payload)?;
         let device_code = pending.device_code.ok_or(OAuthFailure::CorruptFlow)?;
-        let endpoints = discovery::discover(&self.http, &self.issuer).await.map_err(unavailable)?;
+        let endpoints = discovery::discover(&self.http, via.proxy(), &self.issuer).await.map_err(unavailable)?;
         let form =
             [("grant_type", DEVICE_GRANT), ("device_code", device_code.as_str()), ("client_id", &self.client_id)];
-        match self.refresher.post_token(Some(&endpoints.token_endpoint), &form).await {
-            Ok(answer) => Ok(DevicePoll::Approved(Box::new(self.credential(answer, None).await?))),
+        match via.refresher.post_token(Some(&endpoints.token_endpoint), &form).await {
+            Ok(answer) => Ok(DevicePoll::Approved(Box::new(self.credential(&via, answer, None).await?))),
             Err(refusal) if matches!(refusal.code.as_deref(), Some("authorization_pending" | "slow_down")) => {
                 Ok(DevicePoll::Pending)
             }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use gateway_core::oauth_login::OAuthFailure;
-use gateway_transport::{HttpClient, HttpRequest};
+use gateway_transport::{HttpClient, HttpRequest, ProxyUrl};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -21,6 +21,7 @@ pub struct DeviceAnswer {
 
 pub async fn request_code(
     http: &HttpClient,
+    proxy: Option<&ProxyUrl>,
     url: &str,
     client_id: &str,
     scope: &str,
@@ -30,7 +31,7 @@ pub async fn request_code(
         .map_err(|e| unavailable(e.to_string()))?;
     let request = HttpRequest::post(url).map_err(|e| unavailable(e.to_string()))?.form(form);
     let fetched =
-        http.fetch(request, None, Duration::from_secs(15), 64 * 1024).await.map_err(|e| unavailable(e.to_string()))?;
+        http.fetch(request, proxy, Duration::from_secs(15), 64 * 1024).await.map_err(|e| unavailable(e.to_string()))?;
     match fetched.status {
         200 => serde_json::from_slice(&fetched.body)
             .map_err(|_| unavailable("the device authorization answer is malformed".to_owned())),

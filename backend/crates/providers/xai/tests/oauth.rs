@@ -96,7 +96,7 @@ async fn the_browser_login_with_a_pasted_callback_ends_in_a_usable_account() {
     assert!(callback.starts_with("http://127.0.0.1:56121/callback?"), "{callback}");
     assert_eq!(query(&callback, "state").as_deref(), Some(start.state.as_str()));
     let code = query(&callback, "code").expect("code");
-    let imported = oauth.complete_authorization(&start.payload, &code, None).await.expect("exchange");
+    let imported = oauth.complete_authorization(&start.payload, &code, None, None).await.expect("exchange");
     world.assert_all_tls_h2();
     assert_eq!(imported.external_account_id, "user-grok-a", "identity from the verified ID token");
     assert_eq!(imported.facts.state, CredentialState::Active);
@@ -105,18 +105,18 @@ async fn the_browser_login_with_a_pasted_callback_ends_in_a_usable_account() {
     let info = world.assert_usable(credential.access_token.expose_secret()).await;
     assert_eq!(info["sub"], json!("user-grok-a"));
     // The code is single use.
-    assert!(oauth.complete_authorization(&start.payload, &code, None).await.is_err());
+    assert!(oauth.complete_authorization(&start.payload, &code, None, None).await.is_err());
 }
 
 #[tokio::test]
 async fn the_device_login_ends_in_a_usable_account() {
     let world = World::start().await;
     let oauth = world.provider.oauth();
-    let start = oauth.begin_device().await.expect("device code");
+    let start = oauth.begin_device(None).await.expect("device code");
     assert!(start.verification_url.contains(&start.user_code));
-    assert!(matches!(oauth.poll_device(&start.payload, None).await.expect("poll"), DevicePoll::Pending));
+    assert!(matches!(oauth.poll_device(&start.payload, None, None).await.expect("poll"), DevicePoll::Pending));
     world.sim.approve_device(Some(&start.user_code), "grok-a").expect("approve");
-    let DevicePoll::Approved(imported) = oauth.poll_device(&start.payload, None).await.expect("poll") else {
+    let DevicePoll::Approved(imported) = oauth.poll_device(&start.payload, None, None).await.expect("poll") else {
         panic!("approved expected");
     };
     assert_eq!(imported.external_account_id, "user-grok-a");
@@ -147,8 +147,8 @@ async fn id_tokens_are_verified_against_the_issuer_jwks() {
     let world = World::start().await;
     let http = HttpClient::new(Connector::new(TlsRoots::new(None).expect("roots"), std::time::Duration::from_secs(5)));
     let issuer = world.sim.xai_issuer_url();
-    let endpoints = discovery::discover(&http, &issuer).await.expect("discovery");
-    let keys = discovery::key_set(&http, &endpoints).await.expect("jwks");
+    let endpoints = discovery::discover(&http, None, &issuer).await.expect("discovery");
+    let keys = discovery::key_set(&http, None, &endpoints).await.expect("jwks");
     let client = provider_xai::settings::GROK_CLI_CLIENT_ID;
     let good = claims(&world, "n-1");
     let ok = verify(&upstream_sim::sign_xai_id_token(&good), &keys, &issuer, client, Some("n-1")).expect("valid");

@@ -29,6 +29,8 @@ pub enum Poll {
 
 pub struct DeviceEndpoints<'a> {
     pub client: &'a gateway_transport::HttpClient,
+    /// The login's egress proxy (`None`: direct).
+    pub proxy: Option<&'a gateway_transport::ProxyUrl>,
     pub issuer: &'a str,
     pub client_id: &'a str,
     pub profile: &'a RequestProfile,
@@ -42,7 +44,7 @@ impl DeviceEndpoints<'_> {
         let request = self.profile.identify(request).json(body);
         let fetched = self
             .client
-            .fetch(request, None, self.timeout, 256 * 1024)
+            .fetch(request, self.proxy, self.timeout, 256 * 1024)
             .await
             .map_err(|e| OAuthFailure::Unavailable(format!("the device endpoint: {e}")))?;
         let (status, bytes) = (fetched.status, fetched.body);

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use gateway_core::oauth_login::OAuthFailure;
-use gateway_transport::{HttpClient, HttpRequest};
+use gateway_transport::{HttpClient, HttpRequest, ProxyUrl};
 use secrecy::SecretString;
 use serde::Deserialize;
 use serde_json::Value;
@@ -22,6 +22,8 @@ struct TokenAnswer {
 /// One code exchange.
 pub struct CodeExchange<'a> {
     pub client: &'a HttpClient,
+    /// The login's egress proxy (`None`: direct).
+    pub proxy: Option<&'a ProxyUrl>,
     pub issuer: &'a str,
     pub client_id: &'a str,
     pub profile: &'a RequestProfile,
@@ -49,7 +51,7 @@ impl CodeExchange<'_> {
         let request = self.profile.identify(request).form(serde_urlencoded_pairs(&form));
         let fetched = self
             .client
-            .fetch(request, None, self.timeout, MAX_ANSWER)
+            .fetch(request, self.proxy, self.timeout, MAX_ANSWER)
             .await
             .map_err(|e| OAuthFailure::Unavailable(format!("the token endpoint: {e}")))?;
         let (status, body) = (fetched.status, fetched.body);

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use gateway_transport::{HttpClient, HttpRequest};
+use gateway_transport::{HttpClient, HttpRequest, ProxyUrl};
 use jsonwebtoken::jwk::JwkSet;
 use serde::Deserialize;
 
@@ -29,10 +29,10 @@ fn origin(url: &str) -> Option<String> {
     Some(parsed.origin().ascii_serialization())
 }
 
-async fn get_json(http: &HttpClient, url: &str) -> Result<serde_json::Value, DiscoveryError> {
+async fn get_json(http: &HttpClient, proxy: Option<&ProxyUrl>, url: &str) -> Result<serde_json::Value, DiscoveryError> {
     let request = HttpRequest::get(url).map_err(|e| DiscoveryError(e.to_string()))?;
     let fetched = http
-        .fetch(request, None, Duration::from_secs(15), MAX_DOCUMENT)
+        .fetch(request, proxy, Duration::from_secs(15), MAX_DOCUMENT)
         .await
         .map_err(|e| DiscoveryError(e.to_string()))?;
     if fetched.status != 200 {
@@ -41,9 +41,9 @@ async fn get_json(http: &HttpClient, url: &str) -> Result<serde_json::Value, Dis
     serde_json::from_slice(&fetched.body).map_err(|_| DiscoveryError(format!("{url} is not JSON")))
 }
 
-/// Reads and checks the discovery document of `issuer`.
-pub async fn discover(http: &HttpClient, issuer: &str) -> Result<Endpoints, DiscoveryError> {
-    let document = get_json(http, &format!("{issuer}/.well-known/openid-configuration")).await?;
+/// Reads and checks the discovery document of `issuer` (through `proxy` when given).
+pub async fn discover(http: &HttpClient, proxy: Option<&ProxyUrl>, issuer: &str) -> Result<Endpoints, DiscoveryError> {
+    let document = get_json(http, proxy, &format!("{issuer}/.well-known/openid-configuration")).await?;
     let endpoints: Endpoints =
         serde_json::from_value(document).map_err(|_| DiscoveryError("missing endpoints".to_owned()))?;
     if endpoints.issuer.trim_end_matches('/') != issuer {
@@ -61,7 +61,11 @@ pub async fn discover(http: &HttpClient, issuer: &str) -> Result<Endpoints, Disc
     Ok(endpoints)
 }
 
-pub async fn key_set(http: &HttpClient, endpoints: &Endpoints) -> Result<JwkSet, DiscoveryError> {
-    let document = get_json(http, &endpoints.jwks_uri).await?;
+pub async fn key_set(
+    http: &HttpClient,
+    proxy: Option<&ProxyUrl>,
+    endpoints: &Endpoints,
+) -> Result<JwkSet, DiscoveryError> {
+    let document = get_json(http, proxy, &endpoints.jwks_uri).await?;
     serde_json::from_value(document).map_err(|_| DiscoveryError("the key set is malformed".to_owned()))
 }
