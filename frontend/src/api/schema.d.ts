@@ -555,6 +555,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/egress-proxies/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probes a proxy URL before it is set: the URL rules and the SSRF guard first, then a tunnel
+         *     to the provider's upstream origin and the TLS handshake. An unreachable proxy is a `200`
+         *     answer with `reachable: false`.
+         */
+        post: operations["check_proxy_url"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/accounts/{id}/egress-proxy/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Probes the proxy that applies to the account (its own, else its group's, else the default)
+         *     towards its provider's upstream origin; `409` when none applies.
+         */
+        post: operations["check_account_proxy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/keys": {
         parameters: {
             query?: never;
@@ -1766,6 +1807,14 @@ export interface components {
             weight: number;
             groupIds: number[];
         };
+        /** @description One phase that ran. */
+        ProbePhaseView: {
+            /** @description `proxy_connect`, `proxy_auth`, `tunnel` or `tls`. */
+            phase: string;
+            /** Format: int64 */
+            ms: number;
+            ok: boolean;
+        };
         ProbeResult: {
             ok: boolean;
             quota?: components["schemas"]["QuotaView"] | null;
@@ -1781,6 +1830,38 @@ export interface components {
         /** @description The proxy to set: `http://[user:pass@]host[:port]` or `socks5://[user:pass@]host[:port]`. */
         ProxyBody: {
             url: string;
+        };
+        /** @description A proxy to probe before it is set. */
+        ProxyCheckBody: {
+            /** @description `http://[user:pass@]host[:port]` or `socks5://[user:pass@]host[:port]` (write-only). */
+            url: string;
+            provider: ("openai" | "xai") & Record<string, never>;
+        };
+        /** @description What a probe found. */
+        ProxyCheckView: {
+            /** @description The proxy, `scheme://host:port` without user info. */
+            proxy: string;
+            hasCredentials: boolean;
+            /** @description For an account's probe: where the proxy that applies comes from. */
+            source?: ("account" | "group" | "default") | null;
+            /**
+             * Format: int64
+             * @description The group whose proxy applies (`source: group`).
+             */
+            groupId?: number | null;
+            /** @enum {string} */
+            provider: "openai" | "xai";
+            /** @description The upstream origin the tunnel went to. */
+            origin: string;
+            reachable: boolean;
+            /** @description The first phase that failed: `proxy_connect`, `proxy_auth`, `tunnel` or `tls`. */
+            failedPhase?: string | null;
+            /** @description Why it failed; never the proxy's credentials. */
+            message?: string | null;
+            /** @description The phases that ran, in order. */
+            phases: components["schemas"]["ProbePhaseView"][];
+            /** Format: int64 */
+            totalMs: number;
         };
         ProxySet: {
             egressProxy?: components["schemas"]["EgressProxyView"] | null;
@@ -2002,6 +2083,16 @@ export interface components {
              * @description Re-authorise this existing account (same upstream account only) instead of adding one.
              */
             accountId?: number | null;
+            /**
+             * @description Log in through this egress proxy (`http://[user:pass@]host[:port]` or `socks5://…`,
+             *     write-only); the new account keeps it as its own. Not with `accountId` or `groupId`.
+             */
+            egressProxy?: string | null;
+            /**
+             * Format: int64
+             * @description Log in through this group's egress proxy; the new account keeps it as its own.
+             */
+            groupId?: number | null;
         };
         /**
          * @description An accepted update, rollback or restart: the process restarts when it is ready; follow
@@ -3402,6 +3493,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    check_proxy_url: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProxyCheckBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxyCheckView"];
+                };
+            };
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    check_account_proxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxyCheckView"];
+                };
             };
             "4XX": {
                 headers: {

@@ -10,8 +10,13 @@ fn the_generated_document_equals_the_committed_one() {
     let committed: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("the committed document")).expect("JSON");
     let generated = serde_json::to_value(gateway_api::admin_openapi()).expect("the document serialises");
+    if std::env::var_os("SWITCHBOARD_WRITE_OPENAPI").is_some() {
+        let text = serde_json::to_string_pretty(&generated).expect("the document serialises") + "\n";
+        std::fs::write(path, text).expect("the committed document is writable");
+        return;
+    }
     assert!(
         generated == committed,
-        "the admin OpenAPI document differs from frontend/src/api/openapi.json; regenerate it (npm run gen:api)"
+        "the admin OpenAPI document differs from frontend/src/api/openapi.json; regenerate it (SWITCHBOARD_WRITE_OPENAPI=1 cargo nextest run -p gateway-api openapi_committed, then npm run gen:api in frontend/)"
     );
 }
