@@ -19,7 +19,7 @@ use tokio_util::task::TaskTracker;
 
 pub use self::body::Body;
 pub use self::fetch::{FetchError, Fetched};
-use self::pool::{Checkin, Pool, PoolKey, Pooled};
+use self::pool::{Checkin, Lease, Pool, PoolKey, Pooled};
 pub use self::request::{HttpRequest, HttpResponse};
 use crate::connect::{Alpn, Connector, Target};
 use crate::error::SendError;
@@ -94,8 +94,8 @@ impl HttpClient {
                     result = connection => if let Err(error) = result { tracing::debug!(%error, "upstream HTTP/2 connection ended") },
                 }
             });
-            self.pool.share_h2(key.clone(), sender.clone());
-            Ok(Pooled::H2(sender))
+            let slot = self.pool.share_h2(key.clone(), sender.clone());
+            Ok(Pooled::H2(sender, slot))
         } else {
             let (sender, connection) = http1::Builder::new()
                 .handshake(io)
@@ -113,7 +113,7 @@ impl HttpClient {
 
     async fn exchange(&self, pooled: Pooled, key: &PoolKey, target: &Target, request: HttpRequest) -> Exchange {
         match pooled {
-            Pooled::H2(mut sender) => {
+            Pooled::H2(mut sender, slot) => {
                 let outgoing = match to_hyper(request, Version::HTTP_2, target) {
                     Ok(outgoing) => outgoing,
                     Err(error) => return Exchange::Done(Err(error)),
@@ -122,7 +122,7 @@ impl HttpClient {
                     return Exchange::Unsent(from_hyper(outgoing));
                 }
                 match sender.try_send_request(outgoing).await {
-                    Ok(response) => Exchange::Done(Ok(HttpResponse::new(response, None))),
+                    Ok(response) => Exchange::Done(Ok(HttpResponse::new(response, Some(Lease::H2(slot))))),
                     Err(mut error) => match error.take_message() {
                         Some(unsent) => Exchange::Unsent(from_hyper(unsent)),
                         None => Exchange::Done(Err(ambiguous(error.error()))),
@@ -140,7 +140,7 @@ impl HttpClient {
                 match sender.try_send_request(outgoing).await {
                     Ok(response) => {
                         let checkin = Checkin { pool: self.pool.clone(), key: key.clone(), sender };
-                        Exchange::Done(Ok(HttpResponse::new(response, Some(checkin))))
+                        Exchange::Done(Ok(HttpResponse::new(response, Some(Lease::H1(checkin)))))
                     }
                     Err(mut error) => match error.take_message() {
                         Some(unsent) => Exchange::Unsent(from_hyper(unsent)),

@@ -148,3 +148,45 @@ async fn a_refused_upgrade_reports_its_status() {
     let refused = websocket::connect(&connector(&sim), request, None, WebSocketConfig::default()).await.err();
     assert!(matches!(refused, Some(HandshakeError::Refused(status)) if status == 401), "{refused:?}");
 }
+
+/// More streams than one HTTP/2 connection takes (`MAX_STREAMS_PER_H2`, 100) open another
+/// connection instead of waiting for a stream to end: 250 long answers held open at once reach
+/// their headers over three connections, and every one then completes.
+#[tokio::test]
+async fn streams_past_one_connections_limit_open_another_connection() {
+    let (sim, tokens) = sim().await;
+    let client = client(&sim);
+    let url = format!("{}/codex/responses", sim.tls_chatgpt_base_url());
+    let mut held = Vec::new();
+    for _ in 0..250 {
+        let request = HttpRequest::post(&url)
+            .expect("url")
+            .header(http::header::AUTHORIZATION, bearer(&tokens.access_token))
+            .header(http::header::ACCEPT, HeaderValue::from_static("text/event-stream"))
+            .json(&codex_body("held\nsim: events=40 delay_ms=200"));
+        let response = tokio::time::timeout(std::time::Duration::from_secs(5), client.send(request, None))
+            .await
+            .expect("the headers come without waiting for another stream to end")
+            .expect("answered");
+        assert_eq!(response.version, Version::HTTP_2);
+        held.push(response);
+    }
+    let connections = sim.connections();
+    assert_eq!(connections.len(), 3, "100 streams per connection: {connections:?}");
+    let bodies = futures_util::future::join_all(held.into_iter().map(|mut response| async move {
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await {
+            body.extend_from_slice(&chunk.expect("chunk"));
+        }
+        String::from_utf8(body).expect("utf-8")
+    }))
+    .await;
+    assert!(bodies.iter().all(|text| text.contains("event: response.completed")));
+    // The slots are free again: the next request reuses the first connection.
+    let request = HttpRequest::post(&url)
+        .expect("url")
+        .header(http::header::AUTHORIZATION, bearer(&tokens.access_token))
+        .json(&codex_body("after"));
+    client.send(request, None).await.expect("answered").bytes(1 << 20).await.expect("body");
+    assert_eq!(sim.connections().len(), 3);
+}

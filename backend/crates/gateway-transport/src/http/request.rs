@@ -7,7 +7,7 @@ use hyper::body::Incoming;
 
 use super::Body;
 use super::decode::Decoding;
-use super::pool::Checkin;
+use super::pool::Lease;
 
 /// A request: method, absolute URL, headers (in insertion order), body. `Debug` shows header
 /// names only: values carry bearer tokens.
@@ -87,14 +87,15 @@ pub struct HttpResponse {
     pub headers: HeaderMap,
     pub version: http::Version,
     body: Incoming,
-    checkin: Option<Checkin>,
+    /// The connection (HTTP/1.1) or stream slot (HTTP/2) this body holds until its end.
+    lease: Option<Lease>,
     decoding: Option<Decoding>,
     /// The encoded body ended and the decoder was finished.
     decoded_to_end: bool,
 }
 
 impl HttpResponse {
-    pub(crate) fn new(response: http::Response<Incoming>, checkin: Option<Checkin>) -> Self {
+    pub(crate) fn new(response: http::Response<Incoming>, lease: Option<Lease>) -> Self {
         let (mut parts, body) = response.into_parts();
         let decoding = parts
             .headers
@@ -109,7 +110,7 @@ impl HttpResponse {
             headers: parts.headers,
             version: parts.version,
             body,
-            checkin,
+            lease,
             decoding,
             decoded_to_end: false,
         };
@@ -148,7 +149,7 @@ impl HttpResponse {
 
     /// A body that cannot be decoded: the connection is not reused.
     fn broken(&mut self, error: String) -> String {
-        self.checkin = None;
+        self.lease = None;
         self.decoded_to_end = true;
         error
     }
@@ -162,7 +163,7 @@ impl HttpResponse {
                     return None;
                 }
                 Some(Err(error)) => {
-                    self.checkin = None;
+                    self.lease = None;
                     return Some(Err(format!("reading the body failed: {error}")));
                 }
                 Some(Ok(frame)) => {
@@ -210,8 +211,8 @@ impl HttpResponse {
     }
 
     fn finish(&mut self) {
-        if let Some(checkin) = self.checkin.take() {
-            checkin.give_back();
+        if let Some(lease) = self.lease.take() {
+            lease.release();
         }
     }
 }
