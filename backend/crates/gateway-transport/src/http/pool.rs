@@ -114,8 +114,9 @@ pub enum Lease {
 
 impl Lease {
     pub fn release(self) {
-        if let Self::H1(checkin) = self {
-            checkin.give_back();
+        match self {
+            Self::H1(checkin) => checkin.give_back(),
+            Self::H2(slot) => drop(slot),
         }
     }
 }
