@@ -71,7 +71,7 @@ async fn codex_backend_responses_and_models_answer_like_the_chatgpt_backend() {
 /// backend reads).
 async fn upstream_catalog(gateway: &Gateway, plan: &str) -> Vec<Value> {
     let tokens =
-        gateway.sim.add_account(AccountSpec::openai(&format!("direct-{plan}")).with_plan(plan)).expect("account");
+        gateway.sim.add_account(AccountSpec::openai(format!("direct-{plan}")).with_plan(plan)).expect("account");
     let body: Value = gateway
         .client()
         .get(format!("{}/models?client_version=0.171.0", gateway.sim.codex_base_url()))

@@ -76,7 +76,7 @@ pub async fn choose(
         (Some(_), LoginProxy::Url(_)) => return Err(invalid("egressProxy", reauthorize_names_none())),
         (Some(_), LoginProxy::Group(_)) => return Err(invalid("groupId", reauthorize_names_none())),
         (Some(id), LoginProxy::Default) => {
-            let Some(egress) = egress else { return Ok(own_proxy(accounts, id).await?) };
+            let Some(egress) = egress else { return own_proxy(accounts, id).await };
             let default = egress.default_proxy.as_ref();
             applying_proxy(accounts, egress.groups.as_ref(), default, id)
                 .await

@@ -79,7 +79,7 @@ impl Transport {
         let head = Head { call, credential, model: upstream_model, session: None, version: &version };
         let started = Instant::now();
         let response = match self.post(&self.compact_url, &head, body, "application/json").await? {
-            Answer::Stream(response) => response,
+            Answer::Stream(response) => *response,
             Answer::Refused { status, body, retry_after } => {
                 return Err(self.refused(status, &body, retry_after, &version));
             }

@@ -138,7 +138,7 @@ impl Transport {
         let sent = self.answer(&head, &continuing, &fresh, body, earlier).await?;
         let (body, earlier) = (sent.body, sent.earlier);
         let response = match sent.answer {
-            Answer::Stream(response) => response,
+            Answer::Stream(response) => *response,
             Answer::Refused { status, body, retry_after } => {
                 return Err(self.refused(status, &body, retry_after, &version));
             }
@@ -268,7 +268,7 @@ impl Transport {
             };
         let status = response.status.as_u16();
         if status == 200 {
-            return Ok(Answer::Stream(response));
+            return Ok(Answer::Stream(Box::new(response)));
         }
         let retry_after = response
             .headers
@@ -302,7 +302,7 @@ struct Sent {
 
 /// The upstream's answer at its headers.
 pub(crate) enum Answer {
-    Stream(HttpResponse),
+    Stream(Box<HttpResponse>),
     Refused { status: u16, body: Vec<u8>, retry_after: Option<i64> },
 }
 
