@@ -32,14 +32,17 @@ async fn consent(g: &Gateway, authorize_url: &str) -> String {
 }
 
 /// Waits until every simulator connection since `before` is one of the proxies' tunnels (a
-/// direct connection would keep them apart for good); returns the tunnels.
+/// direct connection would keep the connections above the tunnels for good); returns the tunnels.
 async fn all_through(g: &Gateway, before: (usize, usize), proxies: &[&TestProxy]) -> usize {
     let what = "every upstream connection of the login to be a proxy tunnel";
     let (connections, tunnels) = before;
     let settled = test_support::wait_until(what, Duration::from_secs(5), || async {
         let new_connections = g.sim.connections().len() - connections;
         let new_tunnels = proxies.iter().map(|p| p.tunnels()).sum::<usize>() - tunnels;
-        (new_connections == new_tunnels).then_some(new_tunnels)
+        // A tunnel the gateway gave up before its TLS handshake (a connection race under load)
+        // is counted by the proxy but never reaches the simulator's log: more tunnels than
+        // connections is settled too; a direct connection is one more connection than tunnels.
+        (new_connections == new_tunnels || (new_tunnels > 0 && new_connections < new_tunnels)).then_some(new_tunnels)
     })
     .await;
     settled.expect("no upstream connection of the login was direct")
