@@ -1831,11 +1831,12 @@ export interface components {
         ProxyBody: {
             url: string;
         };
-        /** @description A proxy to probe before it is set. */
+        /** @description A proxy to probe before it is set, and the provider whose upstream origin the tunnel goes to. */
         ProxyCheckBody: {
             /** @description `http://[user:pass@]host[:port]` or `socks5://[user:pass@]host[:port]` (write-only). */
             url: string;
-            provider: ("openai" | "xai") & Record<string, never>;
+            /** @enum {string} */
+            provider: "openai" | "xai";
         };
         /** @description What a probe found. */
         ProxyCheckView: {

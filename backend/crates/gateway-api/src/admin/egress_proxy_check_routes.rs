@@ -26,14 +26,13 @@ pub fn routes() -> OpenApiRouter<AdminApi> {
     OpenApiRouter::new().routes(routes!(check_proxy_url)).routes(routes!(check_account_proxy))
 }
 
-/// A proxy to probe before it is set.
+/// A proxy to probe before it is set, and the provider whose upstream origin the tunnel goes to.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProxyCheckBody {
     /// `http://[user:pass@]host[:port]` or `socks5://[user:pass@]host[:port]` (write-only).
     #[schema(max_length = 2048)]
     pub url: String,
-    /// Whose upstream origin the tunnel goes to.
     #[schema(inline)]
     pub provider: Provider,
 }
