@@ -1,6 +1,7 @@
 //! The coordination contract against real Redis, plus Redis-only behaviour: key layout and
 //! failing closed across a server restart.
 
+mod congestion;
 mod key_layout;
 mod outage;
 mod private_server;

@@ -15,7 +15,7 @@ use crate::{appcast, codex, control, oauth, xai};
 pub fn router(state: Arc<SimState>) -> Router {
     let config = &state.config;
     let mut app = Router::new()
-        .nest(&config.codex_base_path, codex::router())
+        .nest(&config.codex_base_path, codex::router(state.clone()))
         .nest(&config.xai_prefix, xai::router().merge(oauth::xai::router()))
         .nest(xai::compact::XAI_API_PREFIX, xai::api_router())
         .nest("/_sim", control::router())

@@ -26,14 +26,14 @@ use crate::script::Directive;
 use crate::state::{AuthFailure, SimState};
 
 /// Routes relative to the backend base path.
-pub fn router() -> Router<Arc<SimState>> {
+pub fn router(state: Arc<SimState>) -> Router<Arc<SimState>> {
     Router::new()
         .route("/codex/responses", post(responses::create).get(websocket::upgrade))
         .route("/codex/responses/compact", post(compact::compact))
         .route("/codex/models", get(catalog::models))
         .route("/wham/usage", get(usage::usage))
         .route("/api/codex/usage", get(usage::usage))
-        .layer(axum::middleware::from_fn(crate::compress::compress_answers))
+        .layer(axum::middleware::from_fn_with_state(state, crate::compress::compress_answers))
 }
 
 /// Headers on every Codex answer: request id, turn state, models etag, and the account's

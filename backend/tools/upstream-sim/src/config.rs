@@ -100,6 +100,9 @@ pub struct Settings {
     /// Largest frame a Codex WebSocket reads; a longer one drops the connection at its header,
     /// while the client is still sending it.
     pub ws_max_frame_bytes: usize,
+    /// Whether the Codex routes' answers are compressed when the request asks for it
+    /// (`Accept-Encoding`); off, every answer is plain whatever the request offers.
+    pub compress_answers: bool,
     /// Whether requests are recorded for `GET /_sim/requests`.
     pub record_requests: bool,
     /// How many requests are kept (oldest dropped first).
@@ -125,6 +128,7 @@ impl Default for Settings {
             ws_max_age_secs: 3_600,
             ws_max_message_bytes: 64 << 20,
             ws_max_frame_bytes: 16 << 20,
+            compress_answers: true,
             record_requests: true,
             record_limit: 1_000,
             record_body_limit: 1 << 20,
@@ -148,6 +152,7 @@ pub struct SettingsPatch {
     pub ws_max_age_secs: Option<u64>,
     pub ws_max_message_bytes: Option<usize>,
     pub ws_max_frame_bytes: Option<usize>,
+    pub compress_answers: Option<bool>,
     pub record_requests: Option<bool>,
     pub record_limit: Option<usize>,
     pub record_body_limit: Option<usize>,
@@ -170,6 +175,7 @@ impl Settings {
         set(&mut self.ws_max_age_secs, patch.ws_max_age_secs);
         set(&mut self.ws_max_message_bytes, patch.ws_max_message_bytes);
         set(&mut self.ws_max_frame_bytes, patch.ws_max_frame_bytes);
+        set(&mut self.compress_answers, patch.compress_answers);
         set(&mut self.record_requests, patch.record_requests);
         set(&mut self.record_limit, patch.record_limit);
         set(&mut self.record_body_limit, patch.record_body_limit);

@@ -110,6 +110,11 @@ impl SimState {
         self.settings.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// [`Settings::compress_answers`], read without copying the settings.
+    pub fn compresses_answers(&self) -> bool {
+        self.settings.read().unwrap_or_else(PoisonError::into_inner).compress_answers
+    }
+
     pub fn update_settings(&self, patch: SettingsPatch) -> Settings {
         let mut settings = self.settings.write().unwrap_or_else(PoisonError::into_inner);
         settings.apply(patch);

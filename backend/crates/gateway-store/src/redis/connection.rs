@@ -1,4 +1,9 @@
 //! One shared multiplexed connection, reopened after a connection-level failure.
+//!
+//! A command that has no reply after the command timeout fails, and its connection is dropped
+//! as dead — unless the connection answered other commands within that time: then it is busy,
+//! not dead (a burst of thousands of requests queues its commands on the one connection), and
+//! the command waits on, up to [`QUEUED_WAIT_FACTOR`] × the command timeout in all.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,6 +12,10 @@ use std::time::Duration;
 use ::redis::aio::MultiplexedConnection;
 use ::redis::{AsyncConnectionConfig, Client, Cmd, FromRedisValue, RedisError};
 use gateway_core::coordination::CoordinationError;
+use tokio::time::Instant;
+
+/// How many command timeouts a command may wait in all while its connection keeps answering.
+pub(crate) const QUEUED_WAIT_FACTOR: u32 = 5;
 
 pub(crate) struct SharedConnection {
     client: Client,
@@ -19,6 +28,10 @@ pub(crate) struct SharedConnection {
     /// Connect attempts so far: a caller that waited for another caller's failed attempt fails
     /// at once instead of queueing for its own connect timeout.
     attempts: AtomicU64,
+    /// When the connection last answered (a reply or a server error), as milliseconds since
+    /// `epoch`; a new connection counts as an answer.
+    answered_at_ms: AtomicU64,
+    epoch: Instant,
 }
 
 impl SharedConnection {
@@ -28,9 +41,11 @@ impl SharedConnection {
         command_timeout: Duration,
     ) -> Result<Self, CoordinationError> {
         let client = Client::open(url).map_err(|e| CoordinationError::InvalidInput(format!("redis url: {e}")))?;
+        // The client's own reply deadline is the longest wait; `query_raw` applies the shorter
+        // one to a connection that stopped answering.
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(connect_timeout))
-            .set_response_timeout(Some(command_timeout));
+            .set_response_timeout(Some(command_timeout * QUEUED_WAIT_FACTOR));
         Ok(Self {
             client,
             config,
@@ -40,6 +55,8 @@ impl SharedConnection {
             connecting: tokio::sync::Mutex::new(()),
             generations: AtomicU64::new(0),
             attempts: AtomicU64::new(0),
+            answered_at_ms: AtomicU64::new(0),
+            epoch: Instant::now(),
         })
     }
 
@@ -59,20 +76,47 @@ impl SharedConnection {
     /// Like [`Self::query`] but keeps the server error for callers that react to it (NOSCRIPT).
     pub(crate) async fn query_raw<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T, QueryFailure> {
         let (generation, mut connection) = self.connection().await.map_err(QueryFailure::plain)?;
-        match tokio::time::timeout(self.command_timeout, cmd.query_async::<T>(&mut connection)).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => {
+        let started = Instant::now();
+        let reply = cmd.query_async::<T>(&mut connection);
+        tokio::pin!(reply);
+        let outcome = loop {
+            match tokio::time::timeout(self.command_timeout, &mut reply).await {
+                Ok(outcome) => break outcome,
+                Err(_) if self.busy_not_dead(started) => continue,
+                Err(_) => {
+                    self.invalidate(generation);
+                    let waited = started.elapsed().max(self.command_timeout);
+                    return Err(QueryFailure::plain(CoordinationError::Timeout(round_to_ms(waited))));
+                }
+            }
+        };
+        match outcome {
+            Ok(value) => {
+                self.note_answer();
+                Ok(value)
+            }
+            Err(error) => {
                 let connection_lost = is_connection_error(&error);
                 if connection_lost {
                     self.invalidate(generation);
+                } else {
+                    self.note_answer();
                 }
                 Err(QueryFailure { error: map_error(&error, connection_lost), server: Some(error) })
             }
-            Err(_) => {
-                self.invalidate(generation);
-                Err(QueryFailure::plain(CoordinationError::Timeout(self.command_timeout)))
-            }
         }
+    }
+
+    /// The connection answered within the last command timeout and the command has waited less
+    /// than its longest wait.
+    fn busy_not_dead(&self, started: Instant) -> bool {
+        let answered_at = self.epoch + Duration::from_millis(self.answered_at_ms.load(Ordering::Relaxed));
+        answered_at.elapsed() < self.command_timeout && started.elapsed() < self.command_timeout * QUEUED_WAIT_FACTOR
+    }
+
+    fn note_answer(&self) {
+        let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.answered_at_ms.fetch_max(now, Ordering::Relaxed);
     }
 
     async fn connection(&self) -> Result<(u64, MultiplexedConnection), CoordinationError> {
@@ -96,6 +140,7 @@ impl SharedConnection {
             Err(_) => return Err(CoordinationError::Timeout(self.connect_timeout)),
         };
         let generation = self.generations.fetch_add(1, Ordering::Relaxed) + 1;
+        self.note_answer();
         *self.lock() = Some((generation, connection.clone()));
         tracing::debug!(generation, "redis connection opened");
         Ok((generation, connection))
@@ -130,6 +175,10 @@ impl QueryFailure {
     fn plain(error: CoordinationError) -> Self {
         Self { error, server: None }
     }
+}
+
+fn round_to_ms(duration: Duration) -> Duration {
+    Duration::from_millis(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn is_connection_error(error: &RedisError) -> bool {

@@ -4,6 +4,7 @@
 //! compressed input cannot expand into one huge buffer. The caller's own limits (error body
 //! prefix, compaction answer, SSE framer) then apply to decoded bytes.
 
+use std::cell::RefCell;
 use std::io::Write;
 
 use bytes::Bytes;
@@ -33,7 +34,6 @@ enum Codec {
     Zstd {
         decoder: Box<ZstdDecoder<'static>>,
         frame_done: bool,
-        buffer: Vec<u8>,
     },
     /// An encoding this client does not decode: reading the body fails.
     Unsupported(String),
@@ -47,9 +47,7 @@ impl Decoding {
             "" | "identity" => return None,
             "gzip" | "x-gzip" => Codec::Gzip(Box::new(flate2::write::GzDecoder::new(Vec::new()))),
             "zstd" => match zstd_decoder() {
-                Ok(decoder) => {
-                    Codec::Zstd { decoder: Box::new(decoder), frame_done: false, buffer: vec![0; MAX_PIECE] }
-                }
+                Ok(decoder) => Codec::Zstd { decoder: Box::new(decoder), frame_done: false },
                 Err(error) => Codec::Unsupported(format!("zstd ({error})")),
             },
             _ => Codec::Unsupported(value),
@@ -89,21 +87,29 @@ impl Decoding {
                     return Err("bytes follow the end of the gzip answer".to_owned());
                 }
             },
-            Codec::Zstd { decoder, frame_done, buffer } => loop {
+            Codec::Zstd { decoder, frame_done } => loop {
                 if !self.seen_input {
                     return Ok(None);
                 }
                 let rest = &self.input[self.at..];
-                let status =
-                    decoder.run_on_buffers(rest, buffer).map_err(|e| format!("the zstd answer is corrupt: {e}"))?;
+                let (status, piece) = ZSTD_OUTPUT
+                    .with_borrow_mut(|output| {
+                        let status = decoder.run_on_buffers(rest, &mut output[..])?;
+                        let written = &output[..status.bytes_written];
+                        Ok::<_, std::io::Error>((
+                            status,
+                            (!written.is_empty()).then(|| Bytes::copy_from_slice(written)),
+                        ))
+                    })
+                    .map_err(|e| format!("the zstd answer is corrupt: {e}"))?;
                 self.at += status.bytes_read;
                 // 0: a frame is complete and flushed. Without progress the hint is the next
                 // frame's header size, which says nothing about the frame just finished.
                 if status.bytes_read > 0 || status.bytes_written > 0 || status.remaining == 0 {
                     *frame_done = status.remaining == 0;
                 }
-                if status.bytes_written > 0 {
-                    return Ok(Some(Bytes::copy_from_slice(&buffer[..status.bytes_written])));
+                if piece.is_some() {
+                    return Ok(piece);
                 }
                 if status.bytes_read == 0 {
                     return Ok(None);
@@ -131,6 +137,13 @@ impl Decoding {
             }
         }
     }
+}
+
+thread_local! {
+    /// The zstd decoder's output, one per thread rather than one per stream (64 KiB each of
+    /// 10,000 open streams would be 640 MB): every decoded piece is copied out before
+    /// [`Decoding::output`] returns, so nothing stays in it between calls.
+    static ZSTD_OUTPUT: RefCell<Box<[u8]>> = RefCell::new(vec![0; MAX_PIECE].into_boxed_slice());
 }
 
 fn zstd_decoder() -> std::io::Result<ZstdDecoder<'static>> {
