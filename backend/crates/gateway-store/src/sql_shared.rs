@@ -2,6 +2,7 @@
 //! binds, how its result is shaped into the port's answer, and the drivers that loop over
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
+pub(crate) mod account_reads;
 pub(crate) mod admin_user_reads;
 pub(crate) mod alert_reads;
 pub(crate) mod audit_chain;
@@ -11,4 +12,5 @@ pub(crate) mod client_key_values;
 pub(crate) mod credential_store;
 pub(crate) mod migration_runner;
 pub(crate) mod reseal;
+pub(crate) mod settings_reads;
 pub(crate) mod settings_values;
