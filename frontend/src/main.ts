@@ -5,7 +5,7 @@ import { setUnauthenticatedHandler } from './api/client'
 import { i18n } from './i18n'
 import { router } from './router'
 import { isRange } from './format/range'
-import { overviewQueries } from './pages/overviewQueries'
+import { notePrefetchTime, overviewQueries } from './pages/overviewQueries'
 import { prefetch } from './stores/prefetch'
 import { usePrefs } from './stores/prefs'
 import { useSession } from './stores/session'
@@ -20,7 +20,9 @@ const prefs = usePrefs()
 // Landing on the Overview: ask for its data now, in parallel with the session check.
 if (window.location.pathname === '/') {
   const range = new URLSearchParams(window.location.search).get('range')
-  const q = overviewQueries(isRange(range) ? range : '24h', prefs.timeZone)
+  const now = Date.now()
+  notePrefetchTime(now)
+  const q = overviewQueries(isRange(range) ? range : '24h', prefs.timeZone, now)
   prefetch('/dashboard/summary', q.summary)
   prefetch('/usage/trend', q.trend)
   prefetch('/accounts', q.accounts)
