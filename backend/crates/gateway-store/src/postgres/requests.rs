@@ -7,6 +7,7 @@
 
 use async_trait::async_trait;
 use serde::Serialize;
+use sqlx::types::Json;
 use time::OffsetDateTime;
 
 use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate, RoutingSnapshot};
@@ -144,23 +145,22 @@ const INSERT_FULL: &str = "INSERT INTO model_requests (id, client_key_id, reques
      LEFT JOIN provider_accounts a ON a.id = r.account_id \
      ON CONFLICT (id) DO NOTHING RETURNING id";
 
-/// A start merged with its folded update, as one JSON record.
-fn full_record(start: &RequestStart, update: Option<&RequestUpdate>) -> Result<serde_json::Value, StorageError> {
-    let internal = |e: serde_json::Error| StorageError::Internal(e.to_string());
-    let mut record = serde_json::to_value(StartRecord::of(start)).map_err(internal)?;
+/// A start merged with its folded update, as one JSON record. Both halves carry the same `id`;
+/// `jsonb` keeps the last of duplicate keys, so the record reads as one.
+#[derive(Serialize)]
+struct FullRecord<'a> {
+    #[serde(flatten)]
+    start: StartRecord<'a>,
+    #[serde(flatten)]
+    columns: UpdateColumns<'a>,
+}
+
+fn full_record<'a>(start: &'a RequestStart, update: Option<&'a RequestUpdate>) -> Result<FullRecord<'a>, StorageError> {
     let columns = match update {
         Some(update) => UpdateColumns::of(update)?,
         None => UpdateColumns::running(start.id),
     };
-    let fields = serde_json::to_value(columns).map_err(internal)?;
-    if let (Some(record), serde_json::Value::Object(fields)) = (record.as_object_mut(), fields) {
-        for (key, value) in fields {
-            if key != "id" {
-                record.insert(key, value);
-            }
-        }
-    }
-    Ok(record)
+    Ok(FullRecord { start: StartRecord::of(start), columns })
 }
 
 #[async_trait]
@@ -170,8 +170,7 @@ impl RequestLog for PgStore {
             return Ok(0);
         }
         let records: Vec<StartRecord<'_>> = starts.iter().map(StartRecord::of).collect();
-        let batch = serde_json::to_value(&records).map_err(|e| StorageError::Internal(e.to_string()))?;
-        let done = sqlx::query(INSERT_STARTS).bind(batch).execute(self.pool()).await.map_err(storage_error)?;
+        let done = sqlx::query(INSERT_STARTS).bind(Json(&records)).execute(self.pool()).await.map_err(storage_error)?;
         Ok(done.rows_affected())
     }
 
@@ -181,8 +180,7 @@ impl RequestLog for PgStore {
         }
         let folded = fold(updates);
         let records = folded.iter().map(UpdateColumns::of).collect::<Result<Vec<_>, _>>()?;
-        let batch = serde_json::to_value(&records).map_err(|e| StorageError::Internal(e.to_string()))?;
-        let done = sqlx::query(APPLY_UPDATES).bind(batch).execute(self.pool()).await.map_err(storage_error)?;
+        let done = sqlx::query(APPLY_UPDATES).bind(Json(&records)).execute(self.pool()).await.map_err(storage_error)?;
         Ok(done.rows_affected())
     }
 
@@ -201,7 +199,7 @@ impl RequestLog for PgStore {
                 .map(|start| full_record(start, by_id.get(&start.id).copied()))
                 .collect::<Result<Vec<_>, _>>()?;
             let ids: Vec<uuid::Uuid> = sqlx::query_scalar(INSERT_FULL)
-                .bind(serde_json::Value::Array(records))
+                .bind(Json(&records))
                 .fetch_all(self.pool())
                 .await
                 .map_err(storage_error)?;
