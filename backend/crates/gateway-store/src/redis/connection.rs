@@ -85,8 +85,8 @@ impl SharedConnection {
                 Err(_) if self.busy_not_dead(started) => continue,
                 Err(_) => {
                     self.invalidate(generation);
-                    let waited = started.elapsed().max(self.command_timeout);
-                    return Err(QueryFailure::plain(CoordinationError::Timeout(round_to_ms(waited))));
+                    let waited = round_to_ms(started.elapsed());
+                    return Err(QueryFailure::plain(CoordinationError::Timeout(waited)));
                 }
             }
         };
