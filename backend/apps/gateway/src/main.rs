@@ -6,5 +6,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // Before the heap grows: mimalloc's arenas in 4 KiB pages (decision 0300).
+    gateway_host::memory::use_small_pages();
     switchboard::cli::main()
 }

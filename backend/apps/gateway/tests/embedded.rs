@@ -108,6 +108,11 @@ impl Install {
         }
     }
 
+    /// The running server's process id.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(Child::id)
+    }
+
     pub fn server_log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

@@ -24,6 +24,7 @@ pub mod build_info;
 pub mod config;
 pub mod health;
 pub mod logging;
+pub mod memory;
 pub mod otlp;
 pub mod serve;
 pub mod shutdown;

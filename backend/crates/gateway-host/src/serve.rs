@@ -10,7 +10,9 @@
 //! deadline fixed by the signal; whatever is still open then is cut.
 
 mod activity;
+mod client_io;
 mod connection;
+mod protocol;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -140,7 +142,7 @@ struct Admission {
     router: Router,
     overloaded: Router,
     limits: Arc<ConnectionLimits>,
-    serving: Arc<Builder<TokioExecutor>>,
+    serving: Arc<connection::Protocols>,
     refusing: Arc<Builder<TokioExecutor>>,
     permits: Arc<Semaphore>,
     overflow: Arc<Semaphore>,
@@ -154,7 +156,7 @@ impl Admission {
         Self {
             router: server.router,
             overloaded: server.overloaded,
-            serving: Arc::new(connection::builder(&limits, true)),
+            serving: Arc::new(connection::Protocols::new(&limits)),
             refusing: Arc::new(connection::builder(&limits, false)),
             permits: Arc::new(Semaphore::new(limits.max_connections)),
             overflow: Arc::new(Semaphore::new(limits.overflow_connections)),

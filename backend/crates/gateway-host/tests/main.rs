@@ -2,6 +2,7 @@
 
 mod config;
 mod health;
+mod memory;
 mod serve;
 mod update;
 mod workers;

@@ -59,20 +59,44 @@ impl HttpClient {
     pub async fn send(&self, request: HttpRequest, proxy: Option<&ProxyUrl>) -> Result<HttpResponse, SendError> {
         let target = Target::from_uri(&request.uri)?;
         let key: PoolKey = (target.clone(), proxy.map(ProxyUrl::pool_key));
-        let mut request = Some(request);
         // A pooled connection may turn out closed before our request left: one fresh retry.
-        if let Some(pooled) = self.pool.checkout(&key) {
-            let Some(pending) = request.take() else { return Err(SendError::NotSent("no request".to_owned())) };
-            match self.exchange(pooled, &key, &target, pending).await {
-                Exchange::Done(result) => return result,
-                Exchange::Unsent(back) => request = Some(back),
+        let request = match self.on_pooled(&key, &target, request).await {
+            Ok(result) => return result,
+            Err(back) => back,
+        };
+        // A connection another request is opening may take this one too (TLS may agree to h2).
+        let may_multiplex = target.tls;
+        let request = match self.pool.join_dial(&key, may_multiplex) {
+            Some(wait) => {
+                wait.finished().await;
+                match self.on_pooled(&key, &target, request).await {
+                    Ok(result) => return result,
+                    Err(back) => back,
+                }
             }
-        }
-        let Some(pending) = request.take() else { return Err(SendError::NotSent("no request".to_owned())) };
+            None => request,
+        };
+        let ticket = self.pool.start_dial(&key, may_multiplex);
         let pooled = self.open(&key, &target, proxy).await?;
-        match self.exchange(pooled, &key, &target, pending).await {
+        drop(ticket);
+        match self.exchange(pooled, &key, &target, request).await {
             Exchange::Done(result) => result,
             Exchange::Unsent(_) => Err(SendError::NotSent("the new connection refused the request".to_owned())),
+        }
+    }
+
+    /// Sends on a pooled connection with room, if there is one; the request comes back when
+    /// there is none or the connection refused it before any of it left.
+    async fn on_pooled(
+        &self,
+        key: &PoolKey,
+        target: &Target,
+        request: HttpRequest,
+    ) -> Result<Result<HttpResponse, SendError>, HttpRequest> {
+        let Some(pooled) = self.pool.checkout(key) else { return Err(request) };
+        match self.exchange(pooled, key, target, request).await {
+            Exchange::Done(result) => Ok(result),
+            Exchange::Unsent(back) => Err(back),
         }
     }
 
@@ -97,6 +121,7 @@ impl HttpClient {
             let slot = self.pool.share_h2(key.clone(), sender.clone());
             Ok(Pooled::H2(sender, slot))
         } else {
+            self.pool.note_h1(key);
             let (sender, connection) = http1::Builder::new()
                 .handshake(io)
                 .await

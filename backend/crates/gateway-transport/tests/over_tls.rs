@@ -190,3 +190,29 @@ async fn streams_past_one_connections_limit_open_another_connection() {
     client.send(request, None).await.expect("answered").bytes(1 << 20).await.expect("body");
     assert_eq!(sim.connections().len(), 3);
 }
+
+/// A burst of requests to an origin with no connection yet does not dial once per request:
+/// while the first HTTP/2 connection is opened the others wait for it, up to the streams it
+/// takes, so 250 requests sent at once open three connections, as one after the other would.
+#[tokio::test]
+async fn a_burst_of_requests_waits_for_the_connections_being_opened() {
+    let (sim, tokens) = sim().await;
+    let client = client(&sim);
+    let url = format!("{}/codex/responses", sim.tls_chatgpt_base_url());
+    let send = |_| {
+        let request = HttpRequest::post(&url)
+            .expect("url")
+            .header(http::header::AUTHORIZATION, bearer(&tokens.access_token))
+            .header(http::header::ACCEPT, HeaderValue::from_static("text/event-stream"))
+            .json(&codex_body("burst\nsim: events=40 delay_ms=200"));
+        let client = client.clone();
+        async move { client.send(request, None).await.expect("answered") }
+    };
+    let held =
+        tokio::time::timeout(std::time::Duration::from_secs(20), futures_util::future::join_all((0..250).map(send)))
+            .await
+            .expect("every request reaches its headers");
+    assert!(held.iter().all(|response| response.version == Version::HTTP_2));
+    let connections = sim.connections();
+    assert_eq!(connections.len(), 3, "100 streams per connection: {connections:?}");
+}

@@ -39,6 +39,13 @@ impl Activity {
         InFlight { activity: self.clone() }
     }
 
+    /// Resolves once a request is in flight (at once if one is).
+    pub async fn busy(&self) {
+        let mut counts = self.counts.subscribe();
+        // The sender lives in `self`: the channel cannot close while this borrows it.
+        let _ = counts.wait_for(|c| c.in_flight > 0).await;
+    }
+
     pub fn is_idle(&self) -> bool {
         self.counts.borrow().in_flight == 0
     }

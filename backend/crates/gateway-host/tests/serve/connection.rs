@@ -158,3 +158,96 @@ async fn an_http2_connection_that_starts_no_request_is_closed_at_the_header_read
     within(SECOND, driver).await.expect("the client connection ends");
     assert_closed_at(started.elapsed(), SECOND);
 }
+
+/// The HTTP/2 connection preface (RFC 9113 §3.4) and an empty SETTINGS frame.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const H2_EMPTY_SETTINGS: &[u8] = &[0, 0, 0, 4, 0, 0, 0, 0, 0];
+
+#[tokio::test]
+async fn an_http2_preface_that_arrives_in_pieces_is_answered_over_http2() {
+    let running = start(Server::new(test_router(), limits(1000, 30_000, 60_000, 16))).await;
+    let mut stream = connect(running.addr).await;
+    stream.write_all(&H2_PREFACE[..10]).await.expect("write");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stream.write_all(&H2_PREFACE[10..]).await.expect("write");
+    stream.write_all(H2_EMPTY_SETTINGS).await.expect("write");
+    let mut frame_head = [0u8; 9];
+    within(SECOND, stream.read_exact(&mut frame_head)).await.expect("the server's first frame");
+    assert_eq!(frame_head[3], 4, "the server's first frame is its SETTINGS: {frame_head:?}");
+}
+
+#[tokio::test]
+async fn an_http1_request_that_starts_like_the_http2_preface_is_answered_over_http1() {
+    let running = start(Server::new(test_router(), limits(1000, 30_000, 60_000, 16))).await;
+    let mut stream = connect(running.addr).await;
+    stream.write_all(b"P").await.expect("write");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stream.write_all(b"UT /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").await.expect("write");
+    let answer = within(SECOND, read_response(&mut stream)).await;
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+}
+
+/// A body that sends one chunk and then nothing, and says when it is dropped.
+fn silent_after_one_chunk(dropped: tokio::sync::mpsc::UnboundedSender<()>) -> axum::body::Body {
+    struct Guard(tokio::sync::mpsc::UnboundedSender<()>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let guard = Guard(dropped);
+    let chunks = futures_util::stream::unfold((0u8, guard), |(n, guard)| async move {
+        if n > 0 {
+            std::future::pending::<()>().await;
+        }
+        Some((Ok::<_, std::io::Error>(Bytes::from_static(b"first;")), (n + 1, guard)))
+    });
+    axum::body::Body::from_stream(chunks)
+}
+
+fn silent_router() -> (axum::Router, tokio::sync::mpsc::UnboundedReceiver<()>) {
+    let (dropped, drops) = tokio::sync::mpsc::unbounded_channel();
+    let router = axum::Router::new()
+        .route("/silent", axum::routing::get(move || std::future::ready(silent_after_one_chunk(dropped.clone()))))
+        .route("/fast", axum::routing::get(|| async { "ok" }));
+    (router, drops)
+}
+
+/// Reads from `stream` until `needle` has arrived; returns everything read.
+async fn read_until(stream: &mut tokio::net::TcpStream, needle: &str) -> String {
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains(needle) {
+        let n = stream.read(&mut chunk).await.expect("read");
+        assert!(n > 0, "closed before `{needle}`: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_while_its_answer_is_silent_ends_the_answer() {
+    let (router, mut drops) = silent_router();
+    let running = start(Server::new(router, limits(1000, 30_000, 60_000, 16))).await;
+    let mut stream = connect(running.addr).await;
+    stream.write_all(b"GET /silent HTTP/1.1\r\nHost: x\r\n\r\n").await.expect("write");
+    read_until(&mut stream, "first;").await;
+    drop(stream);
+    // Nothing is written after the close, so only watching the socket can notice it.
+    within(SECOND, drops.recv()).await.expect("the answer's body is dropped");
+}
+
+#[tokio::test]
+async fn a_request_pipelined_behind_a_silent_answer_does_not_end_it() {
+    let (router, mut drops) = silent_router();
+    let running = start(Server::new(router, limits(1000, 30_000, 60_000, 16))).await;
+    let mut stream = connect(running.addr).await;
+    stream
+        .write_all(b"GET /silent HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .expect("write");
+    read_until(&mut stream, "first;").await;
+    // The pipelined bytes wait unread behind the answer: the client is still there.
+    let waited = tokio::time::timeout(2 * SECOND, drops.recv()).await;
+    assert!(waited.is_err(), "the silent answer was ended although the client stayed");
+}

@@ -1,6 +1,11 @@
 //! Open connections per origin and egress route: shared HTTP/2 connections (multiplexed, at
 //! most [`MAX_STREAMS_PER_H2`] streams each, another connection past that), or idle HTTP/1.1
 //! connections (one request at a time each). Connections carry no identity.
+//!
+//! A burst of requests to an origin with no room left does not dial once per request: while
+//! an HTTP/2 connection is being opened, later requests wait for it, up to the streams it will
+//! take ([`Pool::join_dial`]); past that they open another. Origins known to speak HTTP/1.1
+//! (and plain `http://`) dial once per request as before.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +39,43 @@ pub struct Pool {
 struct Entry {
     h2: Vec<H2Connection>,
     idle: Vec<(http1::SendRequest<Body>, Instant)>,
+    /// The last connection opened answered HTTP/1.1 (no multiplexing to wait for).
+    speaks_h1: bool,
+    dials: Vec<Arc<PendingDial>>,
+}
+
+/// A connection being opened, and the requests waiting for it.
+struct PendingDial {
+    waiting: AtomicUsize,
+    done: tokio::sync::watch::Sender<bool>,
+}
+
+/// Held by the request that opens a connection; dropping it (connection shared, failed, or
+/// the request gone) wakes the waiters.
+pub struct DialTicket {
+    pool: Arc<Pool>,
+    key: PoolKey,
+    dial: Option<Arc<PendingDial>>,
+}
+
+impl Drop for DialTicket {
+    fn drop(&mut self) {
+        let Some(dial) = self.dial.take() else { return };
+        if let Some(entry) = self.pool.lock().get_mut(&self.key) {
+            entry.dials.retain(|other| !Arc::ptr_eq(other, &dial));
+        }
+        dial.done.send_replace(true);
+    }
+}
+
+/// A wait for a connection another request is opening.
+pub struct DialWait(tokio::sync::watch::Receiver<bool>);
+
+impl DialWait {
+    /// Resolves when the dial has ended, whichever way.
+    pub async fn finished(mut self) {
+        let _ = self.0.wait_for(|done| *done).await;
+    }
 }
 
 struct H2Connection {
@@ -86,10 +128,49 @@ impl Pool {
         None
     }
 
+    /// A connection being opened for `key` that will likely take one more stream: the request
+    /// waits for it instead of opening its own. None for origins known to speak HTTP/1.1 and
+    /// for plain `http://` (`may_multiplex: false`).
+    pub fn join_dial(&self, key: &PoolKey, may_multiplex: bool) -> Option<DialWait> {
+        if !may_multiplex {
+            return None;
+        }
+        let mut pool = self.lock();
+        let entry = pool.get_mut(key)?;
+        if entry.speaks_h1 {
+            return None;
+        }
+        // The dialing request takes the connection's first stream.
+        let dial = entry.dials.iter().find(|dial| dial.waiting.load(Ordering::Relaxed) + 1 < MAX_STREAMS_PER_H2)?;
+        dial.waiting.fetch_add(1, Ordering::Relaxed);
+        Some(DialWait(dial.done.subscribe()))
+    }
+
+    /// Records that a connection for `key` is being opened, until the ticket is dropped.
+    pub fn start_dial(self: &Arc<Self>, key: &PoolKey, may_multiplex: bool) -> DialTicket {
+        let mut ticket = DialTicket { pool: self.clone(), key: key.clone(), dial: None };
+        if may_multiplex {
+            let dial =
+                Arc::new(PendingDial { waiting: AtomicUsize::new(0), done: tokio::sync::watch::Sender::new(false) });
+            self.lock().entry(key.clone()).or_default().dials.push(dial.clone());
+            ticket.dial = Some(dial);
+        }
+        ticket
+    }
+
+    /// The origin answered a new connection with HTTP/1.1: later requests do not wait for
+    /// each other's dials.
+    pub fn note_h1(&self, key: &PoolKey) {
+        self.lock().entry(key.clone()).or_default().speaks_h1 = true;
+    }
+
     /// Shares a new HTTP/2 connection for `key`; the slot is its first stream's.
     pub fn share_h2(&self, key: PoolKey, sender: http2::SendRequest<Body>) -> StreamSlot {
         let streams = Arc::new(AtomicUsize::new(1));
-        self.lock().entry(key).or_default().h2.push(H2Connection { sender, streams: streams.clone() });
+        let mut pool = self.lock();
+        let entry = pool.entry(key).or_default();
+        entry.speaks_h1 = false;
+        entry.h2.push(H2Connection { sender, streams: streams.clone() });
         StreamSlot(streams)
     }
 

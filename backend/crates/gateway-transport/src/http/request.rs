@@ -118,6 +118,13 @@ impl HttpResponse {
         response
     }
 
+    /// Drops the headers once they have been read, for a body that is kept open: header values
+    /// are slices of the buffers they were read into (HTTP/2: of the connection's frames) and
+    /// would keep those alive for as long as the body is streamed.
+    pub fn release_headers(&mut self) {
+        self.headers = HeaderMap::new();
+    }
+
     /// The next (decoded) data chunk as soon as it arrives; `None` at the end of the body.
     pub async fn chunk(&mut self) -> Option<Result<Bytes, String>> {
         if self.decoding.is_none() {

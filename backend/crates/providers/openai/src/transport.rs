@@ -302,12 +302,13 @@ async fn read_limited(response: HttpResponse, limit: usize, timeout: Duration) -
 }
 
 /// The response body as SSE frames, with an idle timeout between chunks.
-fn frames(response: HttpResponse, idle: Duration) -> FrameStream {
+fn frames(mut response: HttpResponse, idle: Duration) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
         finished: bool,
     }
+    response.release_headers();
     let state = State { body: response, framer: SseFramer::new(), finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {

@@ -332,7 +332,7 @@ pub struct Recorders {
 /// a stream failure. `recorders` see every frame passed on; a completed response's transcript
 /// is kept before its terminal frame is passed on, so the client's next turn finds it. Calls of
 /// tools `tools` renamed are given back their client shape.
-pub fn frames(response: HttpResponse, idle: Duration, recorders: Recorders, tools: ToolMap) -> FrameStream {
+pub fn frames(mut response: HttpResponse, idle: Duration, recorders: Recorders, tools: ToolMap) -> FrameStream {
     struct State {
         body: HttpResponse,
         framer: SseFramer,
@@ -343,6 +343,7 @@ pub fn frames(response: HttpResponse, idle: Duration, recorders: Recorders, tool
     }
     let translator = Translator::with_tools(tools);
     let pending = VecDeque::new();
+    response.release_headers();
     let state = State { body: response, framer: SseFramer::new(), translator, recorders, pending, finished: false };
     futures_util::stream::unfold(state, move |mut state| async move {
         loop {
