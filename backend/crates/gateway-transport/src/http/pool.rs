@@ -149,12 +149,19 @@ impl Pool {
     /// Records that a connection for `key` is being opened, until the ticket is dropped.
     pub fn start_dial(self: &Arc<Self>, key: &PoolKey, may_multiplex: bool) -> DialTicket {
         let mut ticket = DialTicket { pool: self.clone(), key: key.clone(), dial: None };
-        if may_multiplex {
+        if !may_multiplex {
+            return ticket;
+        }
+        let mut pool = self.lock();
+        let entry = pool.entry(key.clone()).or_default();
+        // Nobody waits for a dial to an origin that answers HTTP/1.1 (`join_dial`).
+        if !entry.speaks_h1 {
             let dial =
                 Arc::new(PendingDial { waiting: AtomicUsize::new(0), done: tokio::sync::watch::Sender::new(false) });
-            self.lock().entry(key.clone()).or_default().dials.push(dial.clone());
+            entry.dials.push(dial.clone());
             ticket.dial = Some(dial);
         }
+        drop(pool);
         ticket
     }
 
