@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use gateway_core::coordination::Cooldowns;
 use gateway_core::domain::{AccountId, AccountRecord, GroupId};
-use gateway_core::snapshot::{AccountState, resolve_account_state};
+use gateway_core::snapshot::{AccountState, CoolingDown, resolve_account_state};
 
 use crate::error::AdminError;
 use crate::ports::{AccountDirectory, GroupDirectory, InFlightCounts, RuntimeSettingsReader, UsageQueries};
@@ -35,10 +35,6 @@ pub struct AccountView {
     /// Since the start of today in the requested zone.
     pub today: UsageTotals,
     pub last_used_at: Option<OffsetDateTime>,
-}
-
-fn millis_to_time(ms: u64) -> Option<OffsetDateTime> {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()
 }
 
 /// Every account (ascending id) with its view facts. `tz` must be a known IANA zone.
@@ -93,7 +89,7 @@ async fn build(
         .into_iter()
         .enumerate()
         .map(|(i, record)| {
-            let cooldown = cooldowns.get(i).copied().flatten().and_then(|m| millis_to_time(m.0));
+            let cooldown = cooldowns.get(i).copied().flatten().and_then(CoolingDown::of);
             AccountView {
                 state: resolve_account_state(&record, cooldown, now),
                 in_flight: in_flight.get(i).copied().unwrap_or(0),

@@ -39,7 +39,7 @@ pub use admission::{AdmissionDenial, AdmissionLease, AdmissionLimits, BudgetKind
 pub use affinity::{AffinityKey, RebindOutcome, SessionAffinity, SessionSignal, SignalRejected, SignalSource};
 pub use circuit::{CircuitOutcome, CircuitPolicy, CircuitReport, CircuitSnapshot, CircuitState, ProviderCircuits};
 pub use continuation::{ContinuationPin, ContinuationPins, PinLookup, PinScope, PinWrite};
-pub use cooldown::{Cooldowns, ModelExclusion};
+pub use cooldown::{Cooldown, Cooldowns, ModelExclusion};
 pub use error::{CoordinationError, CoordinationErrorKind};
 pub use heartbeat::{HeartbeatOutcome, MAX_HEARTBEAT_LEASES, ReplicaHeartbeats};
 pub use held_slots::HeldSlots;

@@ -24,7 +24,7 @@ pub use account::{
     AccountProfile, AccountRecord, CredentialFacts, CredentialState, ProviderData, QuotaFacts, QuotaState,
     SchedulingFacts, Weight,
 };
-pub use attempt::{Attempt, AttemptFailureCode, AttemptOutcome};
+pub use attempt::{Attempt, AttemptOutcome};
 pub use client_key::{ClientKeyHash, ClientKeyLimits, ClientKeyRecord, ClientKeySecret, KeyScope, ServiceTierPolicy};
 pub use credential::{CredentialDocument, CredentialSlot, StoredCredential};
 pub use egress_proxy::EgressProxy;

@@ -16,6 +16,7 @@ pub mod continuation;
 pub mod decode;
 pub mod delivery;
 pub mod failover;
+pub mod fault_memory;
 pub mod models;
 pub mod phase;
 pub mod pool_cache;
@@ -138,6 +139,8 @@ pub struct Engine {
     pub settings: EngineSettings,
     /// The account each session was last bound to, as this replica saw it.
     pub affinity_hints: affinity_hints::AffinityHints,
+    /// Recent fault streaks per account and avoided egress paths, as this replica saw them.
+    pub fault_memory: fault_memory::FaultMemory,
     /// Candidate pools per snapshot, scope, provider, model and catalog generation.
     pub pools: pool_cache::PoolCache,
     /// Request, attempt and admission metrics (disabled: records nothing).

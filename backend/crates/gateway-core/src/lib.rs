@@ -21,6 +21,7 @@ pub mod credential_refresh;
 pub mod domain;
 pub mod engine;
 pub mod expiring_map;
+pub mod fault;
 pub mod oauth_login;
 pub mod observation;
 pub mod ports;

@@ -17,7 +17,8 @@ use gateway_protocol::{ApiError, SseFrame};
 use time::OffsetDateTime;
 
 use crate::catalog::SyncedEntry;
-use crate::domain::{AccountId, AttemptFailureCode, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
+use crate::domain::{AccountId, ClientKeyId, ProviderKind, QuotaFacts, RequestId, SendState};
+use crate::fault::{Fault, FaultRow};
 use crate::snapshot::AccountEntry;
 
 /// What the client asked for.
@@ -62,7 +63,7 @@ pub enum UpstreamRoute {
     /// reusing it keeps the upstream's per-socket state for the next turn.
     Socket { conversation: u64 },
     /// Continue `response_id` on the live upstream socket that produced it, and bind that socket
-    /// to `conversation` when given. Fails with [`FailureClass::ContinuationLost`] when no live
+    /// to `conversation` when given. Fails with [`Fault::PreviousResponseNotFound`] when no live
     /// socket holds it.
     Continue { response_id: String, conversation: Option<u64> },
 }
@@ -136,45 +137,11 @@ pub struct StreamFailure {
     pub idle_timeout: bool,
 }
 
-/// How an attempt failed, as far as the engine's failover policy is concerned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FailureClass {
-    /// 401: the credential was refused. The engine recovers once on the same account.
-    Unauthorized,
-    /// 429 or an exhausted quota; skip the account until `until` (a default when unknown).
-    RateLimited { until: Option<OffsetDateTime> },
-    /// The account cannot serve this model; skip it for this model only.
-    ModelNotSupported,
-    /// The account is banned, deactivated or forbidden.
-    AccountUnusable { reason: String },
-    /// 5xx or overload: a clear answer that nothing was done; skip the account briefly.
-    UpstreamUnavailable,
-    /// The connection failed before anything was sent.
-    ConnectFailed,
-    /// The account's egress proxy is down or refused the tunnel: nothing was sent, and neither
-    /// the account nor the upstream is to blame (decision 0242). Another account is tried;
-    /// nothing is cooled down and the provider circuit does not count it.
-    ProxyFailed,
-    /// The outcome is unclear (timeout or reset after the request was written): never replayed.
-    Ambiguous,
-    /// The upstream refused the request itself (4xx about the body): the client gets the error
-    /// and nothing is retried.
-    Rejected(Box<ApiError>),
-    /// This gateway ran out of local resources (descriptors, ports): the account is not to
-    /// blame, nothing is cooled down, the client is told to retry.
-    GatewayOverloaded,
-    /// The upstream refused the client version the gateway presents (xAI's 426 gate): the
-    /// account is not to blame and nothing is cooled down; the provider refreshes its version.
-    ClientVersionRejected,
-    /// The state a `previous_response_id` needs is gone (no live socket holds it, or the
-    /// upstream answered `previous_response_not_found`): the client must resend the history.
-    ContinuationLost,
-}
-
-/// A failed attempt.
+/// A failed attempt: the row of the fault table it is (`crate::fault`), and what the upstream
+/// said that the row's rules need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptFailure {
-    pub class: FailureClass,
+    pub fault: Fault,
     /// How far the call got. `NotSent` only when nothing left the process.
     pub send_state: SendState,
     pub http_status: Option<u16>,
@@ -182,11 +149,22 @@ pub struct AttemptFailure {
     pub message: String,
     /// Quota facts the failure carried (e.g. rate-limit headers on a 429).
     pub quota: Option<Box<QuotaFacts>>,
+    /// The upstream's own deadline for this fault: a usage limit's reset, or its `Retry-After`.
+    pub until: Option<OffsetDateTime>,
+    /// For a fault the request caused ([`Fault::UpstreamRejected`]): the error the client gets.
+    pub refusal: Option<Box<ApiError>>,
 }
 
 impl AttemptFailure {
-    pub fn new(class: FailureClass, send_state: SendState, message: impl Into<String>) -> Self {
-        Self { class, send_state, http_status: None, message: message.into(), quota: None }
+    pub fn new(fault: Fault, send_state: SendState, message: impl Into<String>) -> Self {
+        Self { fault, send_state, http_status: None, message: message.into(), quota: None, until: None, refusal: None }
+    }
+
+    /// The request refused for itself: `error` is what the client gets.
+    pub fn rejected(error: ApiError, send_state: SendState, message: impl Into<String>) -> Self {
+        let mut failure = Self::new(Fault::UpstreamRejected, send_state, message);
+        failure.refusal = Some(Box::new(error));
+        failure
     }
 
     pub fn with_status(mut self, status: u16) -> Self {
@@ -194,28 +172,20 @@ impl AttemptFailure {
         self
     }
 
-    /// A stable code for the attempt record, the metrics and the logs.
-    pub fn code(&self) -> &'static str {
-        self.failure_code().as_str()
+    /// With the upstream's deadline (a reset or `Retry-After`).
+    pub fn until(mut self, until: Option<OffsetDateTime>) -> Self {
+        self.until = until;
+        self
     }
 
-    /// The attempt record's failure code.
-    pub fn failure_code(&self) -> AttemptFailureCode {
-        use AttemptFailureCode as Code;
-        match &self.class {
-            FailureClass::Unauthorized => Code::UpstreamUnauthorized,
-            FailureClass::RateLimited { .. } => Code::UpstreamRateLimited,
-            FailureClass::ModelNotSupported => Code::ModelNotSupported,
-            FailureClass::AccountUnusable { .. } => Code::AccountUnusable,
-            FailureClass::UpstreamUnavailable => Code::UpstreamUnavailable,
-            FailureClass::ConnectFailed => Code::UpstreamConnectFailed,
-            FailureClass::ProxyFailed => Code::EgressProxyFailed,
-            FailureClass::Ambiguous => Code::UpstreamAmbiguous,
-            FailureClass::Rejected(_) => Code::UpstreamRejected,
-            FailureClass::ContinuationLost => Code::PreviousResponseNotFound,
-            FailureClass::GatewayOverloaded => Code::GatewayOverloaded,
-            FailureClass::ClientVersionRejected => Code::ClientVersionRejected,
-        }
+    /// A stable code for the attempt record, the metrics and the logs: the fault's.
+    pub fn code(&self) -> &'static str {
+        self.fault.as_str()
+    }
+
+    /// The fault table's row for this failure.
+    pub fn row(&self) -> &'static FaultRow {
+        self.fault.row()
     }
 }
 
@@ -266,7 +236,7 @@ pub trait Provider: Send + Sync + 'static {
     /// owner cannot serve, on any of its accounts from a transcript it keeps itself (xAI's
     /// replay continuation, PROTOCOL H.3). The engine then routes such a request to this
     /// provider as an ordinary [`UpstreamRoute::Http`] call carrying the id in its body; the
-    /// provider answers [`FailureClass::ContinuationLost`] when it holds no transcript.
+    /// provider answers [`Fault::PreviousResponseNotFound`] when it holds no transcript.
     fn replays_continuations(&self) -> bool {
         false
     }

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::credential_refresh::{CredentialRefresher, RefreshError, RefreshOutcome, RefreshTrigger};
 use crate::domain::{AccountId, CredentialDocument, CredentialRevision, CredentialSlot, SendState};
+use crate::fault::Fault;
 use crate::ports::CredentialStore;
-use crate::provider::{AttemptFailure, FailureClass};
+use crate::provider::AttemptFailure;
 use crate::snapshot::AccountEntry;
 
 /// A provider's credential type, decoded from its stored document.
@@ -77,11 +78,7 @@ impl<C: DecodedCredential> ProviderCredentials<C> {
     /// across replicas); the next [`current`](Self::current) uses the result.
     pub async fn recover(&self, account: AccountId) -> Result<(), AttemptFailure> {
         let Some(refresher) = &self.refresher else {
-            return Err(AttemptFailure::new(
-                FailureClass::UpstreamUnavailable,
-                SendState::NotSent,
-                "no credential refresher",
-            ));
+            return Err(AttemptFailure::new(Fault::CredentialRefused, SendState::NotSent, "no credential refresher"));
         };
         let trigger = match self.lock().get(&account) {
             Some(cached) => RefreshTrigger::Unauthorized { seen: cached.revision },
@@ -94,12 +91,14 @@ impl<C: DecodedCredential> ProviderCredentials<C> {
                 Ok(())
             }
             Ok(RefreshOutcome::NotDue) => Ok(()),
-            Err(RefreshError::Terminal { reason }) => Err(unusable(&reason)),
-            Err(RefreshError::NoRefreshToken) => Err(unusable("no_refresh_token")),
-            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
-            Err(err) => {
-                Err(AttemptFailure::new(FailureClass::UpstreamUnavailable, SendState::NotSent, err.to_string()))
+            Err(RefreshError::Terminal { reason }) => {
+                Err(AttemptFailure::new(Fault::RefreshTokenRefused, SendState::NotSent, reason))
             }
+            Err(RefreshError::NoRefreshToken) => {
+                Err(AttemptFailure::new(Fault::CredentialRefused, SendState::NotSent, "no_refresh_token"))
+            }
+            Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
+            Err(err) => Err(AttemptFailure::new(Fault::TokenEndpointUnavailable, SendState::NotSent, err.to_string())),
         }
     }
 
@@ -122,6 +121,7 @@ fn decode<C: DecodedCredential>(document: &CredentialDocument) -> Result<C, Atte
     C::decode_document(document).ok_or_else(|| unusable("credential_malformed"))
 }
 
+/// The stored credential cannot be opened or read: the account cannot be used as it is.
 fn unusable(reason: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::AccountUnusable { reason: reason.to_owned() }, SendState::NotSent, reason)
+    AttemptFailure::new(Fault::CredentialMalformed, SendState::NotSent, reason)
 }

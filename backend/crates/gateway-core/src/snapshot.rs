@@ -18,9 +18,12 @@ use crate::domain::{
     CredentialState, EgressProxy, GroupRef, ProviderKind, RoutingSnapshot, RuntimeSettings,
 };
 
-pub use account_state::{AccountState, resolve_account_state};
+pub use account_state::{AccountState, CoolingDown, resolve_account_state};
 pub use holder::SnapshotHolder;
 pub use reconcile::Reconciler;
+
+/// The egress path of an account without a proxy.
+pub const DIRECT_EGRESS: &str = "direct";
 
 /// One account as the data plane sees it.
 #[derive(Debug)]
@@ -48,6 +51,12 @@ impl AccountEntry {
             CredentialSlot::Available(doc) => Some(doc),
             CredentialSlot::Unreadable { .. } => None,
         }
+    }
+
+    /// The name of the path this account's calls go out by: its proxy without user info, or
+    /// `direct`. Cookies and egress faults belong to the account on this path.
+    pub fn egress_path(&self) -> &str {
+        self.egress_proxy.as_ref().map_or(DIRECT_EGRESS, EgressProxy::display)
     }
 
     /// Static usability: enabled, with a working credential. Cooldowns and quota are checked

@@ -28,6 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use gateway_core::coordination::{AffinityKey, ContinuationPin, OAuthFlowKey, ReplicaId};
 use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, RequestId};
+use gateway_core::fault::Fault;
 use tokio::sync::broadcast;
 
 /// Writes between two sweeps of expired entries.
@@ -213,6 +214,8 @@ struct AccountState {
     fence: u64,
     last_start: Option<u64>,
     cool_until: u64,
+    /// The fault that set `cool_until`.
+    cool_fault: Option<Fault>,
     /// Fencing token -> slot expiry.
     slots: HashMap<u64, u64>,
     /// Model -> exclusion end.

@@ -135,7 +135,7 @@ impl Connector {
         tokio_rustls::TlsConnector::from(config)
             .connect(name, tcp)
             .await
-            .map_err(|e| SendError::NotSent(format!("TLS with {} failed: {e}", target.authority())))
+            .map_err(|e| SendError::TlsFailed(format!("TLS with {} failed: {e}", target.authority())))
     }
 
     /// TCP to the proxy: its name resolved now, every address checked by the policy, the
@@ -179,14 +179,19 @@ async fn tcp_connect_addr(address: std::net::SocketAddr) -> Result<TcpStream, Se
     Ok(tcp)
 }
 
+/// TCP to `host:port`: the name resolved first (a failure there is [`SendError::NameNotResolved`]),
+/// then each address tried in order, as `TcpStream::connect` does.
 async fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, SendError> {
-    let tcp = TcpStream::connect((host, port)).await.map_err(|e| {
-        if local_exhaustion(&e) {
-            SendError::LocalResources(format!("cannot connect: {e}"))
-        } else {
-            SendError::NotSent(format!("cannot connect to {host}:{port}: {e}"))
+    let addresses = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| SendError::NameNotResolved(format!("{host} does not resolve: {e}")))?;
+    let mut last = None;
+    for address in addresses {
+        match tcp_connect_addr(address).await {
+            Ok(tcp) => return Ok(tcp),
+            Err(error @ SendError::LocalResources(_)) => return Err(error),
+            Err(error) => last = Some(error),
         }
-    })?;
-    let _ = tcp.set_nodelay(true);
-    Ok(tcp)
+    }
+    Err(last.unwrap_or_else(|| SendError::NameNotResolved(format!("{host} has no address"))))
 }

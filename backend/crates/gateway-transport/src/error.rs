@@ -7,6 +7,12 @@ pub enum SendError {
     /// before any byte of it left.
     #[error("not sent: {0}")]
     NotSent(String),
+    /// Nothing was sent: the TLS handshake or the server's certificate failed.
+    #[error("TLS failed: {0}")]
+    TlsFailed(String),
+    /// Nothing was sent: the upstream's name did not resolve.
+    #[error("name not resolved: {0}")]
+    NameNotResolved(String),
     /// The egress proxy is down or refused the tunnel: nothing was sent, and the account is
     /// not at fault.
     #[error("proxy failed: {0}")]

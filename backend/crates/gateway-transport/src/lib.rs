@@ -21,6 +21,7 @@
 
 pub mod address_check;
 pub mod connect;
+pub mod edge;
 pub mod error;
 pub mod http;
 pub mod probe;
@@ -31,6 +32,7 @@ pub mod websocket;
 
 pub use address_check::AddressCheck;
 pub use connect::{Connector, Stream, Target};
+pub use edge::{ErrorSource, error_source, retry_after};
 pub use error::SendError;
 pub use http::decode::ACCEPT_ENCODING;
 pub use http::{Body, FetchError, Fetched, HttpClient, HttpRequest, HttpResponse};

@@ -22,8 +22,9 @@ pub type Socket = WebSocketStream<Stream>;
 pub enum HandshakeError {
     /// No connection (connect, proxy, TLS).
     Connect(SendError),
-    /// The server answered the upgrade with another status (401, 426, 429 …).
-    Refused(http::StatusCode),
+    /// The server answered the upgrade with another status (401, 426, 429 …): its answer, with
+    /// headers and body, for the caller to classify.
+    Refused(Box<http::Response<Option<Vec<u8>>>>),
     /// The handshake failed otherwise (bad answer, reset).
     Failed(String),
 }
@@ -44,7 +45,7 @@ pub async fn connect(
     let stream = connector.connect(&target, proxy, Alpn::WebSocket).await.map_err(HandshakeError::Connect)?;
     match tokio_tungstenite::client_async_with_config(request, stream, Some(bounded(config))).await {
         Ok(done) => Ok(done),
-        Err(tungstenite::Error::Http(response)) => Err(HandshakeError::Refused(response.status())),
+        Err(tungstenite::Error::Http(response)) => Err(HandshakeError::Refused(Box::new(*response))),
         Err(error) => Err(HandshakeError::Failed(error.to_string())),
     }
 }

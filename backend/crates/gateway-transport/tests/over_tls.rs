@@ -103,7 +103,7 @@ async fn an_untrusted_certificate_is_not_sent_to() {
     let client = HttpClient::new(Connector::new(roots, std::time::Duration::from_secs(5)));
     let url = format!("{}/wham/usage", sim.tls_chatgpt_base_url());
     let failure = client.send(HttpRequest::get(&url).expect("url"), None).await.err().expect("refused");
-    assert!(matches!(failure, SendError::NotSent(ref m) if m.contains("TLS")), "{failure:?}");
+    assert!(matches!(failure, SendError::TlsFailed(ref m) if m.contains("TLS")), "{failure:?}");
     assert!(sim.requests().is_empty());
 }
 
@@ -146,7 +146,7 @@ async fn a_refused_upgrade_reports_its_status() {
     let url = format!("{}/codex/responses", sim.tls_chatgpt_base_url()).replacen("https://", "wss://", 1);
     let request = url.as_str().into_client_request().expect("request");
     let refused = websocket::connect(&connector(&sim), request, None, WebSocketConfig::default()).await.err();
-    assert!(matches!(refused, Some(HandshakeError::Refused(status)) if status == 401), "{refused:?}");
+    assert!(matches!(&refused, Some(HandshakeError::Refused(response)) if response.status() == 401), "{refused:?}");
 }
 
 /// More streams than one HTTP/2 connection takes (`MAX_STREAMS_PER_H2`, 100) open another

@@ -266,6 +266,7 @@ pub async fn build(
         observations,
         prices: Arc::new(PriceTable::default()),
         affinity_hints: Default::default(),
+        fault_memory: Default::default(),
         pools: Default::default(),
         telemetry: metrics.telemetry.clone(),
         alerts: alert_sink,

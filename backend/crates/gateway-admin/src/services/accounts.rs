@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use gateway_core::coordination::{Cooldowns, ModelExclusion};
 use gateway_core::credential_import::CredentialImporter;
 use gateway_core::domain::{AccountId, AccountRecord, EgressProxy, ProviderKind};
+use gateway_core::snapshot::CoolingDown;
 
 use crate::account_edits::{self, AccountPatch, AccountSettings, BatchAction, BatchItem};
 use crate::account_import::{self, ImportReport};
@@ -58,10 +59,10 @@ pub struct EgressPorts {
     pub default_proxy: Option<EgressProxy>,
 }
 
-/// One account's live facts: the record, its cooldown end and its in-flight requests.
+/// One account's live facts: the record, its cooldown (end and fault) and its in-flight requests.
 pub struct LiveAccount {
     pub record: AccountRecord,
-    pub cooldown_until: Option<OffsetDateTime>,
+    pub cooldown: Option<CoolingDown>,
     pub in_flight: u32,
 }
 
@@ -242,11 +243,7 @@ impl AccountsService {
             .enumerate()
             .map(|(i, record)| LiveAccount {
                 record,
-                cooldown_until: cooldowns
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .and_then(|m| OffsetDateTime::from_unix_timestamp_nanos(i128::from(m.0) * 1_000_000).ok()),
+                cooldown: cooldowns.get(i).copied().flatten().and_then(CoolingDown::of),
                 in_flight: in_flight.get(i).copied().unwrap_or(0),
             })
             .collect())

@@ -112,7 +112,10 @@ pub fn state_parts(state: &AccountState) -> (AccountStateName, Option<String>, O
     match state {
         AccountState::Normal => (AccountStateName::Normal, None, None),
         AccountState::QuotaExhausted => (AccountStateName::QuotaExhausted, None, None),
-        AccountState::RateLimited { until } => (AccountStateName::RateLimited, None, Some(*until)),
+        // Why it cools down: the fault row that set the cooldown.
+        AccountState::RateLimited { until, fault } => {
+            (AccountStateName::RateLimited, fault.map(|f| f.as_str().to_owned()), Some(*until))
+        }
         AccountState::Disabled => (AccountStateName::Disabled, None, None),
         AccountState::Error { reason } => (AccountStateName::Error, Some(reason.clone()), None),
     }

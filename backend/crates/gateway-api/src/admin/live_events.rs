@@ -94,8 +94,8 @@ impl LiveState {
         let now = OffsetDateTime::now_utc();
         let mut seen = HashMap::with_capacity(accounts.len());
         for live in &accounts {
-            let (account, until) = (&live.record, live.cooldown_until);
-            let (state, reason, until) = state_parts(&resolve_account_state(account, until, now));
+            let account = &live.record;
+            let (state, reason, until) = state_parts(&resolve_account_state(account, live.cooldown, now));
             let facts = json!({
                 "id": account.id.0,
                 "state": state,

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::UnixMillis;
 use crate::domain::AccountId;
+use crate::fault::Fault;
 use crate::selection::QuotaStanding;
 
 /// One account the engine may use for this attempt, in the engine's order of preference, with
@@ -63,9 +64,9 @@ pub enum Ineligible {
 /// the same script that frees the slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AccountFeedback {
-    /// 429 with a reset deadline: skip the account for `duration` (an existing later cooldown is
-    /// kept).
-    Cooldown { duration: Duration },
+    /// Skip the account for `duration` because of `fault` (an existing later cooldown is kept,
+    /// with its fault).
+    Cooldown { duration: Duration, fault: Fault },
     /// Model-not-supported: skip the account for this model for `ttl`.
     ExcludeModel { model: String, ttl: Duration },
 }

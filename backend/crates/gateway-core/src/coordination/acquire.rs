@@ -156,6 +156,22 @@ impl NoAccount {
             .min()
     }
 
+    /// The earliest moment one of the candidates is expected to be eligible again: a cooldown's
+    /// or an exclusion's end, an interval's; a candidate at its cap in a second (a slot may free
+    /// at any moment).
+    pub fn earliest_back(&self) -> Option<UnixMillis> {
+        self.verdicts
+            .iter()
+            .map(|verdict| match verdict.reason {
+                Ineligible::CoolingDown { until } | Ineligible::ModelExcluded { until } => until,
+                Ineligible::AtCap { .. } => UnixMillis(self.now.0 + 1000),
+                Ineligible::IntervalWait { wait } => {
+                    UnixMillis(self.now.0 + u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
+                }
+            })
+            .min()
+    }
+
     /// The earliest cooldown end among the candidates, if all of them are cooling down
     /// (the engine answers `rate_limited` with this deadline).
     pub fn all_cooling_down_until(&self) -> Option<UnixMillis> {

@@ -1,5 +1,6 @@
-//! Per-account runtime signals outside the hot path: 429 cooldowns (read by the account state
-//! resolver, written by the release feedback or directly) and model-not-supported exclusions.
+//! Per-account runtime signals outside the hot path: cooldowns with the fault that set them (read
+//! by the account state resolver, written by the release feedback or directly) and
+//! model-not-supported exclusions.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use async_trait::async_trait;
 
 use super::{CoordinationError, UnixMillis};
 use crate::domain::AccountId;
+use crate::fault::Fault;
 
 /// Most model exclusions kept per account; beyond it the one that ends first is dropped.
 pub const MAX_MODEL_EXCLUSIONS: usize = 32;
@@ -18,17 +20,30 @@ pub struct ModelExclusion {
     pub until: UnixMillis,
 }
 
+/// A cooldown in force: until when, and the fault row that set it (`None` when the store holds
+/// no fault for it, as for a cooldown written before faults were recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cooldown {
+    pub until: UnixMillis,
+    pub fault: Option<Fault>,
+}
+
 #[async_trait]
 pub trait Cooldowns: Send + Sync {
-    /// Cools the account down for `duration` from the store's now; a later existing deadline is
-    /// kept. Returns the deadline in force.
-    async fn set_cooldown(&self, account: AccountId, duration: Duration) -> Result<UnixMillis, CoordinationError>;
+    /// Cools the account down for `duration` from the store's now because of `fault`; a later
+    /// existing deadline is kept (with its fault). Returns the deadline in force.
+    async fn set_cooldown(
+        &self,
+        account: AccountId,
+        duration: Duration,
+        fault: Fault,
+    ) -> Result<UnixMillis, CoordinationError>;
 
     async fn clear_cooldown(&self, account: AccountId) -> Result<(), CoordinationError>;
 
-    /// The cooldown deadline in force for each account (same order), `None` when not cooling
-    /// down. One round trip for the whole list.
-    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<UnixMillis>>, CoordinationError>;
+    /// The cooldown in force for each account (same order), `None` when not cooling down. One
+    /// round trip for the whole list.
+    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<Cooldown>>, CoordinationError>;
 
     /// Excludes the account for `model` during `ttl` (bounded by [`MAX_MODEL_EXCLUSIONS`]).
     async fn exclude_model(&self, account: AccountId, model: &str, ttl: Duration) -> Result<(), CoordinationError>;

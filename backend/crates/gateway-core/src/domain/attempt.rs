@@ -6,11 +6,11 @@ use std::str::FromStr;
 
 use time::OffsetDateTime;
 
-use crate::closed_set;
 use crate::domain::closed_set::UnknownVariant;
 use crate::domain::ids::AccountId;
 use crate::domain::provider::ProviderKind;
 use crate::domain::send_state::SendState;
+use crate::fault::Fault;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {
@@ -26,26 +26,6 @@ pub struct Attempt {
     pub send_state: SendState,
 }
 
-closed_set!(
-    /// The stable code of a failed attempt (`AttemptFailure::failure_code`), as the attempt record,
-    /// the metrics and the ops events spell it. Codes are only ever added, never renamed: stored
-    /// rows keep them.
-    AttemptFailureCode as "attempt failure code" {
-        UpstreamUnauthorized = "upstream_unauthorized",
-        UpstreamRateLimited = "upstream_rate_limited",
-        ModelNotSupported = "model_not_supported",
-        AccountUnusable = "account_unusable",
-        UpstreamUnavailable = "upstream_unavailable",
-        UpstreamConnectFailed = "upstream_connect_failed",
-        EgressProxyFailed = "egress_proxy_failed",
-        UpstreamAmbiguous = "upstream_ambiguous",
-        UpstreamRejected = "upstream_rejected",
-        PreviousResponseNotFound = "previous_response_not_found",
-        GatewayOverloaded = "gateway_overloaded",
-        ClientVersionRejected = "client_version_rejected",
-    }
-);
-
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttemptOutcome {
@@ -53,8 +33,8 @@ pub enum AttemptOutcome {
     Started,
     /// The upstream accepted the call.
     Ok,
-    /// The call failed.
-    Failed(AttemptFailureCode),
+    /// The call failed with this fault (its code is the row's, `crate::fault`).
+    Failed(Fault),
 }
 
 impl AttemptOutcome {

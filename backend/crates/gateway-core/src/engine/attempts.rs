@@ -7,11 +7,13 @@
 //! request is still `not_sent`.
 
 mod alerts;
+mod egress;
 mod offer;
+mod pool_refusal;
 mod refusal;
 
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
@@ -24,15 +26,17 @@ use super::record::RequestRecord;
 use super::{Engine, RequestContext};
 use crate::coordination::{
     AccountCandidate, AccountFeedback, AcquireOutcome, AcquireRequest, AffinityRequest, Grant, LeaseGuard, NoAccount,
-    ReplacedAttempt,
+    ReplacedAttempt, UnixMillis,
 };
 use crate::domain::{AccountId, AttemptOutcome, ProviderKind, SendState};
+use crate::fault::{CooldownRule, Fault};
 use crate::observation::Observation;
 use crate::provider::{AttemptFailure, Provider, UpstreamReply};
 use crate::snapshot::AccountEntry;
 use offer::{candidates, owner_candidate};
+use pool_refusal::BackTimes;
 pub(crate) use refusal::coordination_error;
-use refusal::{failure_error, internal_error, no_account_error, no_account_for};
+use refusal::internal_error;
 
 /// An upstream that accepted the call, with the slots the request holds.
 pub struct Accepted {
@@ -57,6 +61,11 @@ struct Attempts {
     skip_rounds: u32,
     /// The slot in `guard` holds the half-open circuit's probe.
     probe: bool,
+    /// When the accounts this request could not use are expected back (the pool refusal's
+    /// `Retry-After`).
+    back: BackTimes,
+    /// Egress paths a fault of this request blamed: accounts behind other paths go first.
+    avoid_paths: Vec<String>,
 }
 
 /// One provider of the plan, as the attempts on it see it.
@@ -134,7 +143,12 @@ async fn run_steps(
             return Ok(accepted);
         }
     }
-    Err(state.last_error.take().unwrap_or_else(no_account_error))
+    Err(state.last_error.take().unwrap_or_else(|| pool_refusal::refusal(ctx, state, now_millis())))
+}
+
+/// The coordination clock's unit, from this process's clock.
+fn now_millis() -> UnixMillis {
+    UnixMillis(u64::try_from(OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000).unwrap_or(0))
 }
 
 /// Tries the accounts of one provider: acquire → send, until one accepts. `Ok(None)` moves on
@@ -148,7 +162,7 @@ async fn run_provider(
 ) -> Result<Option<Accepted>, ApiError> {
     loop {
         if record.attempt_count() >= engine.settings.max_attempts {
-            return Err(state.last_error.take().unwrap_or_else(no_account_error));
+            return Err(state.last_error.take().unwrap_or_else(|| pool_refusal::refusal(ctx, state, now_millis())));
         }
         let span = crate::phase!("acquire", provider = step.kind.as_str(), attempt = record.attempt_count() + 1);
         let acquired = acquire(engine, ctx, record, state, step).instrument(span.clone()).await;
@@ -243,7 +257,8 @@ fn offered(engine: &Engine, ctx: &RequestContext, state: &Attempts, step: &Step<
             let hint = step.affinity.and_then(|a| engine.affinity_hints.get(&a.key));
             let now = OffsetDateTime::now_utc().unix_timestamp();
             let strategy = ctx.snapshot.settings.rotation_strategy;
-            candidates(&ctx.snapshot, step.pool, strategy, &excluded, now, step.affinity.is_some(), hint)
+            let offered = candidates(&ctx.snapshot, step.pool, strategy, &excluded, now, step.affinity.is_some(), hint);
+            egress::prefer_other_paths(engine, ctx, state, offered)
         }
     }
 }
@@ -269,7 +284,9 @@ async fn no_account(
         tokio::time::sleep(wait).await;
         return Ok(Acquired::Again);
     }
-    state.last_error = Some(no_account_for(none));
+    if let Some(at) = none.earliest_back() {
+        state.back.note(at);
+    }
     if state.skip_rounds < MAX_SKIP_ROUNDS && step.pool.len() > state.tried.len() + state.skipped.len() {
         state.skip_rounds += 1;
         state.skipped.extend(none.verdicts.iter().map(|v| v.account));
@@ -322,7 +339,7 @@ async fn send(
             }
             Err(failure) => failure,
         };
-        record.end_attempt(AttemptOutcome::Failed(failure.failure_code()), failure.http_status, failure.send_state);
+        record.end_attempt(AttemptOutcome::Failed(failure.fault), failure.http_status, failure.send_state);
         tracing::info!(request = %record.id, account = %account_id, attempt = number, code = failure.code(), message = %failure.message, "attempt failed");
         alerts::account_failed(engine, step.kind, account_id, &failure);
         if let Some(quota) = failure.quota.clone() {
@@ -332,7 +349,7 @@ async fn send(
             guard.report_circuit(super::circuit::failed(engine, step.kind, &failure, state.probe));
         }
         let span = crate::phase!("decide", next = tracing::field::Empty);
-        let decided = on_failure(engine, ctx, record, state, step, account_id, &failure).instrument(span.clone()).await;
+        let decided = on_failure(engine, ctx, record, state, step, account, &failure).instrument(span.clone()).await;
         span.record(
             "next",
             match &decided {
@@ -362,6 +379,7 @@ async fn accepted(
         engine.observations.push(Observation::Quota { account, facts: Box::new(quota) });
     }
     let mut guard = state.guard.take().ok_or_else(internal_error)?;
+    engine.fault_memory.succeeded(account);
     super::circuit::succeeded(engine, kind, state.probe, &mut guard).await;
     Ok(Accepted { reply, guard, provider: kind, account })
 }
@@ -374,37 +392,58 @@ async fn on_failure(
     record: &RequestRecord,
     state: &mut Attempts,
     step: &Step<'_>,
-    account: AccountId,
+    account: &AccountEntry,
     failure: &AttemptFailure,
 ) -> Result<bool, ApiError> {
-    let recovered = state.recovered.contains(&account);
-    match failover::decide(failure, recovered, &ctx.plan.upstream_model, OffsetDateTime::now_utc()) {
-        Next::Fail(error) => Err(error),
+    let account_id = account.id();
+    let now = OffsetDateTime::now_utc();
+    let repeats = match failure.row().cooldown {
+        CooldownRule::Growing { .. } => engine.fault_memory.repeat(account_id, failure.fault, Instant::now()),
+        _ => 1,
+    };
+    let at = failover::Circumstances {
+        recovered: state.recovered.contains(&account_id),
+        model: &ctx.plan.upstream_model,
+        now,
+        repeats,
+    };
+    let feedback = match failover::decide(failure, &at) {
+        Next::Fail(error) => return Err(error),
         Next::RecoverAndRetry => {
-            state.recovered.insert(account);
+            state.recovered.insert(account_id);
             if record.attempt_count() >= engine.settings.max_attempts {
-                return Err(failure_error(failure));
+                return Err(pool_refusal::refusal(ctx, state, now_millis()));
             }
-            if step.provider.recover_credential(account).await.is_ok() {
+            if step.provider.recover_credential(account_id).await.is_ok() {
                 return Ok(true);
             }
-            state.feedback = Some(AccountFeedback::Cooldown { duration: failover::UNAUTHORIZED_COOLDOWN });
-            engine.telemetry.failover(step.kind, failure.code());
-            state.tried.push(account);
-            state.last_error = Some(failure_error(failure));
-            Ok(false)
+            failover::cooldown_feedback(Fault::CredentialRefused, failure, &at)
         }
-        Next::NextAccount(feedback) => {
-            engine.telemetry.failover(step.kind, failure.code());
-            state.feedback = feedback;
-            state.tried.push(account);
-            state.last_error = Some(if ctx.only_account.is_some() {
-                // The state lives on the owner only: no other account can continue it.
-                super::failover::previous_response_not_found()
-            } else {
-                failure_error(failure)
-            });
-            Ok(false)
+        Next::NextAccount { feedback, avoid_egress } => {
+            if avoid_egress {
+                egress::avoid(engine, state, account, feedback.as_ref());
+            }
+            feedback
         }
+    };
+    egress::raise_ops_event(engine, step.kind, record, account_id, failure);
+    engine.telemetry.failover(step.kind, failure.code());
+    state.back.note(back_at(feedback.as_ref()));
+    state.feedback = feedback;
+    state.tried.push(account_id);
+    if ctx.only_account.is_some() {
+        // The state lives on the owner only: no other account can continue it.
+        state.last_error = Some(super::failover::previous_response_not_found());
+    }
+    Ok(false)
+}
+
+/// When the account that got `feedback` is expected back: at the cooldown's end, else now (an
+/// exclusion is for one model; another model may use the account).
+fn back_at(feedback: Option<&AccountFeedback>) -> UnixMillis {
+    let now = now_millis();
+    match feedback {
+        Some(AccountFeedback::Cooldown { duration, .. }) => now.after(*duration),
+        _ => now,
     }
 }

@@ -105,6 +105,17 @@ impl CandidatePool {
         self.usable(member, excluded, now_unix).then_some(member.index)
     }
 
+    /// The earliest moment (unix seconds) a member not in `excluded` is usable: `now_unix` when
+    /// one is usable now, else the end of the soonest quota exhaustion; `None` when every member
+    /// is excluded.
+    pub fn earliest_usable(&self, excluded: &[AccountId], now_unix: i64) -> Option<i64> {
+        self.members
+            .iter()
+            .filter(|member| !excluded.contains(&member.id))
+            .map(|member| member.exhausted_until.map_or(now_unix, |until| until.max(now_unix)))
+            .min()
+    }
+
     /// Up to `k` snapshot indices in preference order.
     pub fn pick(&self, strategy: RotationStrategy, k: usize, excluded: &[AccountId], now_unix: i64) -> Vec<usize> {
         let mut picked: Vec<usize> = Vec::with_capacity(k.min(self.members.len()));

@@ -5,15 +5,34 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::domain::{AccountRecord, CredentialSlot, CredentialState, QuotaState};
+use crate::fault::Fault;
+
+/// A cooldown in force as the resolver reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoolingDown {
+    pub until: OffsetDateTime,
+    pub fault: Option<Fault>,
+}
+
+impl CoolingDown {
+    /// The coordination store's cooldown (unix milliseconds) as a time, if representable.
+    pub fn of(cooldown: crate::coordination::Cooldown) -> Option<Self> {
+        let until = OffsetDateTime::from_unix_timestamp_nanos(i128::from(cooldown.until.0) * 1_000_000).ok()?;
+        Some(Self { until, fault: cooldown.fault })
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum AccountState {
     Normal,
     QuotaExhausted,
+    /// A cooldown runs (a rate limit, a challenge, a refused credential …): until when, and
+    /// the fault row that set it (`None` when the store did not record one).
     RateLimited {
         #[serde(with = "time::serde::rfc3339")]
         until: OffsetDateTime,
+        fault: Option<Fault>,
     },
     Disabled,
     Error {
@@ -38,7 +57,7 @@ impl AccountState {
 /// simply absent: the state returns to normal with it.
 pub fn resolve_account_state(
     account: &AccountRecord,
-    cooldown_until: Option<OffsetDateTime>,
+    cooldown: Option<CoolingDown>,
     now: OffsetDateTime,
 ) -> AccountState {
     if !account.scheduling.enabled {
@@ -58,8 +77,8 @@ pub fn resolve_account_state(
     if account.quota.state == QuotaState::Exhausted {
         return AccountState::QuotaExhausted;
     }
-    match cooldown_until {
-        Some(until) if until > now => AccountState::RateLimited { until },
+    match cooldown {
+        Some(CoolingDown { until, fault }) if until > now => AccountState::RateLimited { until, fault },
         _ => AccountState::Normal,
     }
 }

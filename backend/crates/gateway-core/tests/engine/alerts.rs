@@ -3,7 +3,7 @@
 
 use gateway_core::alerts::{AlertKind, alert_queue};
 use gateway_core::domain::{ProviderKind, SendState};
-use gateway_core::provider::FailureClass;
+use gateway_core::fault::Fault;
 
 use super::support::world::{Answer, JSON, World};
 
@@ -11,7 +11,7 @@ use super::support::world::{Answer, JSON, World};
 async fn a_deactivated_account_raises_account_banned_and_the_request_moves_on() {
     let (sink, mut alerts) = alert_queue(8);
     let world = World::with(&[1, 2, 3], &[], |setup| setup.alerts = sink.clone());
-    let deactivated = FailureClass::AccountUnusable { reason: "account_deactivated".to_owned() };
+    let deactivated = Fault::AccountDeactivated;
     world.openai.then_fail(deactivated, SendState::NotSent, Some(403)).then_answer();
     assert_eq!(Answer::of(world.send(JSON).await).error(), None, "served by the other account");
     let alert = alerts.receiver.try_recv().expect("one alert");
@@ -22,7 +22,7 @@ async fn a_deactivated_account_raises_account_banned_and_the_request_moves_on() 
     assert!(alerts.receiver.try_recv().is_err(), "nothing else");
 
     // A forbidden account (not deactivated) and a plain answer raise nothing.
-    let forbidden = FailureClass::AccountUnusable { reason: "forbidden".to_owned() };
+    let forbidden = Fault::AccountUnusable;
     world.openai.then_fail(forbidden, SendState::NotSent, Some(403)).then_answer();
     assert_eq!(Answer::of(world.send(JSON).await).error(), None);
     assert!(alerts.receiver.try_recv().is_err());

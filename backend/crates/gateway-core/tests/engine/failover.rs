@@ -1,83 +1,108 @@
+//! The failover decision over the fault table: every fault once, with what it does to the
+//! account, what the request does next and what the provider circuit hears — written out here
+//! independently of the table, so a change to a row fails until this expectation changes too.
+
 use std::time::Duration;
 
 use gateway_core::coordination::{AccountFeedback, CircuitOutcome};
 use gateway_core::domain::SendState;
-use gateway_core::engine::failover::{Next, circuit_outcome, decide};
-use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_core::engine::failover::{Circumstances, Next, circuit_outcome, cooldown_feedback, decide, grown};
+use gateway_core::fault::{Blame, Fault, Surface};
+use gateway_core::provider::AttemptFailure;
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
-fn failure(class: FailureClass, send_state: SendState) -> AttemptFailure {
-    AttemptFailure::new(class, send_state, "test")
+fn failure(fault: Fault, send_state: SendState) -> AttemptFailure {
+    AttemptFailure::new(fault, send_state, "test")
+}
+
+fn at(now: OffsetDateTime) -> Circumstances<'static> {
+    Circumstances { recovered: false, model: "m", now, repeats: 1 }
 }
 
 #[test]
-fn unauthorized_recovers_once_then_moves_on() {
+fn unauthorized_recovers_once_then_cools_the_credential_for_ten_minutes() {
     let now = OffsetDateTime::now_utc();
-    let f = failure(FailureClass::Unauthorized, SendState::Sent);
-    assert_eq!(decide(&f, false, "m", now), Next::RecoverAndRetry);
-    assert!(matches!(decide(&f, true, "m", now), Next::NextAccount(Some(AccountFeedback::Cooldown { .. }))));
+    let f = failure(Fault::UpstreamUnauthorized, SendState::Sent);
+    assert_eq!(decide(&f, &at(now)), Next::RecoverAndRetry);
+    let again = decide(&f, &Circumstances { recovered: true, ..at(now) });
+    let cooled = AccountFeedback::Cooldown { duration: Duration::from_secs(600), fault: Fault::CredentialRefused };
+    assert_eq!(again, Next::NextAccount { feedback: Some(cooled), avoid_egress: false });
 }
 
 #[test]
-fn rate_limits_cool_the_account_until_the_reset() {
+fn a_usage_limit_cools_the_account_until_its_reset() {
     let now = OffsetDateTime::now_utc();
-    let f = failure(FailureClass::RateLimited { until: Some(now + time::Duration::seconds(120)) }, SendState::Sent);
-    assert_eq!(
-        decide(&f, false, "m", now),
-        Next::NextAccount(Some(AccountFeedback::Cooldown { duration: Duration::from_secs(120) }))
-    );
-    let unknown = failure(FailureClass::RateLimited { until: None }, SendState::Sent);
-    assert_eq!(
-        decide(&unknown, false, "m", now),
-        Next::NextAccount(Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) }))
-    );
+    let f = failure(Fault::UsageLimitReached, SendState::Sent).until(Some(now + time::Duration::seconds(7200)));
+    let want = AccountFeedback::Cooldown { duration: Duration::from_secs(7200), fault: Fault::UsageLimitReached };
+    assert_eq!(decide(&f, &at(now)), Next::NextAccount { feedback: Some(want), avoid_egress: false });
+    // Without a reset time: 15 minutes, as an exhausted quota without a reset is retried.
+    let unknown = failure(Fault::UsageLimitReached, SendState::Sent);
+    assert_eq!(cooldown_duration(&unknown, now, 1), Some(Duration::from_secs(900)));
+    // A reset a month away is bounded to a week.
+    let far = failure(Fault::UsageLimitReached, SendState::Sent).until(Some(now + time::Duration::days(30)));
+    assert_eq!(cooldown_duration(&far, now, 1), Some(Duration::from_secs(7 * 24 * 3600)));
 }
 
 #[test]
-fn model_not_supported_excludes_only_that_model() {
-    let f = failure(FailureClass::ModelNotSupported, SendState::Sent);
-    assert_eq!(
-        decide(&f, false, "gpt-x", OffsetDateTime::now_utc()),
-        Next::NextAccount(Some(AccountFeedback::ExcludeModel {
-            model: "gpt-x".to_owned(),
-            ttl: Duration::from_secs(3600)
-        }))
-    );
+fn retry_after_bounds_a_rate_limit_and_an_overload() {
+    let now = OffsetDateTime::now_utc();
+    let three = failure(Fault::UpstreamRateLimited, SendState::Sent).until(Some(now + time::Duration::seconds(3)));
+    assert_eq!(cooldown_duration(&three, now, 1), Some(Duration::from_secs(3)));
+    // At most an hour, whatever the upstream asks.
+    let day = failure(Fault::UpstreamRateLimited, SendState::Sent).until(Some(now + time::Duration::days(1)));
+    assert_eq!(cooldown_duration(&day, now, 1), Some(Duration::from_secs(3600)));
+    let overloaded = failure(Fault::UpstreamOverloaded, SendState::Sent).until(Some(now + time::Duration::seconds(20)));
+    assert_eq!(cooldown_duration(&overloaded, now, 1), Some(Duration::from_secs(20)));
+    // An overload without Retry-After blames no account.
+    assert_eq!(cooldown_duration(&failure(Fault::UpstreamOverloaded, SendState::Sent), now, 1), None);
 }
 
 #[test]
-fn server_errors_and_connect_failures_move_on_without_blaming_the_account() {
-    for class in [FailureClass::UpstreamUnavailable, FailureClass::ConnectFailed] {
-        let f = failure(class, SendState::NotSent);
-        assert_eq!(decide(&f, false, "m", OffsetDateTime::now_utc()), Next::NextAccount(None));
-    }
+fn challenges_cool_briefly_grow_on_repeats_and_prefer_another_egress_path() {
+    let now = OffsetDateTime::now_utc();
+    let f = failure(Fault::CloudflareChallenge, SendState::Sent);
+    let steps: Vec<Option<Duration>> = (1..=8).map(|n| cooldown_duration(&f, now, n)).collect();
+    let seconds = |s: u64| Some(Duration::from_secs(s));
+    assert_eq!(
+        steps,
+        [seconds(15), seconds(30), seconds(60), seconds(120), seconds(240), seconds(480), seconds(600), seconds(600)]
+    );
+    let Next::NextAccount { avoid_egress, .. } = decide(&f, &at(now)) else { panic!("moves on") };
+    assert!(avoid_egress);
+    // A Retry-After longer than the step is honoured (up to the max).
+    let told = f.clone().until(Some(now + time::Duration::seconds(90)));
+    assert_eq!(cooldown_duration(&told, now, 1), seconds(90));
+    assert_eq!(grown(Duration::from_secs(15), 40), Duration::from_secs(15 << 16), "no overflow");
 }
 
 #[test]
 fn ambiguous_outcomes_are_never_replayed() {
-    let f = failure(FailureClass::Ambiguous, SendState::Ambiguous);
-    assert!(
-        matches!(decide(&f, false, "m", OffsetDateTime::now_utc()), Next::Fail(e) if e.code == ErrorCode::UpstreamTimeout)
-    );
-    // Even a retryable class is not replayed once the watermark says ambiguous.
-    let f = failure(FailureClass::UpstreamUnavailable, SendState::Ambiguous);
-    assert!(matches!(decide(&f, false, "m", OffsetDateTime::now_utc()), Next::Fail(_)));
+    let now = OffsetDateTime::now_utc();
+    for fault in [Fault::UpstreamAmbiguous, Fault::UpstreamHeadTimeout] {
+        let f = failure(fault, SendState::Ambiguous);
+        assert!(matches!(decide(&f, &at(now)), Next::Fail(e) if e.code == ErrorCode::UpstreamTimeout));
+    }
+    // Even a retryable fault is not replayed once the watermark says ambiguous.
+    let f = failure(Fault::UpstreamUnavailable, SendState::Ambiguous);
+    assert!(matches!(decide(&f, &at(now)), Next::Fail(e) if e.code == ErrorCode::UpstreamTimeout));
 }
 
 #[test]
 fn a_refused_request_reaches_the_client_as_it_is() {
     let error = ApiError::new(ErrorCode::InvalidRequest, "bad input");
-    let f = failure(FailureClass::Rejected(Box::new(error.clone())), SendState::Sent);
-    assert_eq!(decide(&f, false, "m", OffsetDateTime::now_utc()), Next::Fail(error));
+    let f = AttemptFailure::rejected(error.clone(), SendState::Sent, "test");
+    assert_eq!(decide(&f, &at(OffsetDateTime::now_utc())), Next::Fail(error));
 }
 
-#[test]
-fn running_out_of_local_connections_blames_no_account() {
-    let f = failure(FailureClass::GatewayOverloaded, SendState::NotSent);
-    match decide(&f, false, "m", OffsetDateTime::now_utc()) {
-        Next::Fail(error) => assert_eq!(error.code, ErrorCode::GatewayOverloaded),
-        other => panic!("expected a failure without feedback, got {other:?}"),
+fn cooldown_duration(failure: &AttemptFailure, now: OffsetDateTime, repeats: u32) -> Option<Duration> {
+    let at = Circumstances { repeats, ..at(now) };
+    match cooldown_feedback(failure.fault, failure, &at) {
+        Some(AccountFeedback::Cooldown { duration, fault }) => {
+            assert_eq!(fault, failure.fault, "the cooldown names its fault");
+            Some(duration)
+        }
+        _ => None,
     }
 }
 
@@ -85,121 +110,162 @@ fn running_out_of_local_connections_blames_no_account() {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Account {
     Untouched,
-    Cooldown,
+    Cooldown(u64),
     ExcludeModel,
 }
 
 /// What the request does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Then {
-    /// Renew the credential and retry on the same account.
     SameAccount,
-    /// Try another account (failover).
     NextAccount,
+    /// Another account, preferring another egress path.
+    OtherPath,
     /// Stop: the client gets this HTTP status.
     Client(u16),
 }
 
-fn effect(next: &Next) -> (Account, Then) {
-    match next {
-        Next::RecoverAndRetry => (Account::Untouched, Then::SameAccount),
-        Next::NextAccount(None) => (Account::Untouched, Then::NextAccount),
-        Next::NextAccount(Some(AccountFeedback::Cooldown { .. })) => (Account::Cooldown, Then::NextAccount),
-        Next::NextAccount(Some(AccountFeedback::ExcludeModel { .. })) => (Account::ExcludeModel, Then::NextAccount),
-        Next::Fail(error) => (Account::Untouched, Then::Client(error.status())),
-    }
-}
-
-/// What a failure tells the provider circuit.
+/// What a failure tells the provider circuit when it reached the upstream (`Sent`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Circuit {
-    /// An infrastructure failure: counts towards opening the circuit.
     Failure,
-    /// The upstream answered (an account's or the request's own error): it is up.
     Up,
-    /// Nothing reached the upstream, or the outcome says nothing about it.
     Nothing,
 }
 
-/// Every failure class once; the `match` fails to compile when a class is added without a row.
-/// The circuit column holds for an attempt that reached the upstream (`Sent`).
-fn row(class: &FailureClass) -> (Account, Then, Circuit) {
-    match class {
-        FailureClass::Unauthorized => (Account::Untouched, Then::SameAccount, Circuit::Up),
-        FailureClass::RateLimited { .. } => (Account::Cooldown, Then::NextAccount, Circuit::Up),
-        FailureClass::ModelNotSupported => (Account::ExcludeModel, Then::NextAccount, Circuit::Up),
-        FailureClass::AccountUnusable { .. } => (Account::Cooldown, Then::NextAccount, Circuit::Up),
-        // Infrastructure: another account may succeed, but this one is not to blame.
-        FailureClass::UpstreamUnavailable => (Account::Untouched, Then::NextAccount, Circuit::Failure),
-        FailureClass::ConnectFailed => (Account::Untouched, Then::NextAccount, Circuit::Failure),
-        // The account's egress proxy: another account may serve; neither the account nor the
-        // upstream is to blame (decision 0242).
-        FailureClass::ProxyFailed => (Account::Untouched, Then::NextAccount, Circuit::Nothing),
-        // May have been processed; a client can provoke it (a huge body, a slow upload).
-        FailureClass::Ambiguous => (Account::Untouched, Then::Client(504), Circuit::Nothing),
-        // The request's own fault: the client gets the error, nothing else happens.
-        FailureClass::Rejected(error) => (Account::Untouched, Then::Client(error.status()), Circuit::Up),
-        FailureClass::GatewayOverloaded => (Account::Untouched, Then::Client(503), Circuit::Nothing),
-        FailureClass::ContinuationLost => (Account::Untouched, Then::Client(400), Circuit::Up),
-        // The gateway's own client version: no account is to blame, the upstream's health is unknown.
-        FailureClass::ClientVersionRejected => (Account::Untouched, Then::Client(502), Circuit::Nothing),
+use Account::*;
+use Circuit::{Failure, Nothing, Up};
+use Then::*;
+
+/// Every fault once (the `match` fails to compile when a fault is added without a row), for a
+/// first occurrence without an upstream deadline.
+fn expected(fault: Fault) -> (Account, Then, Circuit) {
+    match fault {
+        Fault::UpstreamRejected => (Untouched, Client(400), Up),
+        Fault::EdgeRequestTooLarge => (Untouched, Client(413), Up),
+        Fault::UsageLimitReached => (Cooldown(900), NextAccount, Up),
+        Fault::UpstreamRateLimited => (Cooldown(60), NextAccount, Up),
+        Fault::RateLimitedWithoutDeadline => (Cooldown(30), NextAccount, Up),
+        Fault::PlanExcludesService => (Cooldown(1800), NextAccount, Up),
+        Fault::UpstreamUnauthorized => (Untouched, SameAccount, Up),
+        Fault::CredentialRefused => (Cooldown(600), NextAccount, Up),
+        Fault::AccountDeactivated => (Cooldown(1800), NextAccount, Up),
+        Fault::AccountUnusable => (Cooldown(1800), NextAccount, Up),
+        Fault::ModelNotSupported => (ExcludeModel, NextAccount, Up),
+        Fault::CredentialMalformed => (Cooldown(1800), NextAccount, Up),
+        // The egress path's, not the account's nor the upstream's.
+        Fault::CloudflareChallenge => (Cooldown(15), OtherPath, Nothing),
+        Fault::EdgeBlocked => (Cooldown(15), OtherPath, Nothing),
+        Fault::EgressProxyFailed => (Untouched, OtherPath, Nothing),
+        // Infrastructure: another account may succeed; none is blamed; the circuit counts it.
+        Fault::EdgeErrorPage => (Untouched, NextAccount, Failure),
+        Fault::UpstreamUnavailable => (Untouched, NextAccount, Failure),
+        Fault::UpstreamOverloaded => (Untouched, NextAccount, Failure),
+        Fault::UpstreamConnectFailed => (Untouched, NextAccount, Failure),
+        Fault::UpstreamTlsFailed => (Untouched, NextAccount, Failure),
+        Fault::UpstreamDnsFailed => (Untouched, NextAccount, Failure),
+        // May have been processed: never replayed, nobody blamed.
+        Fault::UpstreamHeadTimeout => (Untouched, Client(504), Nothing),
+        Fault::UpstreamAmbiguous => (Untouched, Client(504), Nothing),
+        Fault::PreviousResponseNotFound => (Untouched, Client(400), Nothing),
+        Fault::GatewayOverloaded => (Untouched, Client(503), Nothing),
+        Fault::ClientVersionRejected => (Untouched, Client(502), Nothing),
+        // Not decided here: after the commit, or at the token endpoint.
+        Fault::StreamStalled | Fault::StreamBroken => (Untouched, Client(503), Nothing),
+        Fault::TokenEndpointChallenge => (Untouched, Client(503), Nothing),
+        Fault::TokenEndpointUnavailable => (Untouched, Client(503), Nothing),
+        Fault::RefreshTokenRefused => (Untouched, Client(503), Nothing),
+    }
+}
+
+fn effect(next: &Next) -> (Account, Then) {
+    match next {
+        Next::RecoverAndRetry => (Untouched, SameAccount),
+        Next::NextAccount { feedback, avoid_egress } => {
+            let then = if *avoid_egress { OtherPath } else { NextAccount };
+            let account = match feedback {
+                None => Untouched,
+                Some(AccountFeedback::Cooldown { duration, .. }) => Cooldown(duration.as_secs()),
+                Some(AccountFeedback::ExcludeModel { .. }) => ExcludeModel,
+            };
+            (account, then)
+        }
+        Next::Fail(error) => (Untouched, Client(error.status())),
     }
 }
 
 fn circuit(failure: &AttemptFailure) -> Circuit {
     match circuit_outcome(failure) {
-        Some(CircuitOutcome::Failure) => Circuit::Failure,
-        Some(CircuitOutcome::Success) => Circuit::Up,
-        None => Circuit::Nothing,
+        Some(CircuitOutcome::Failure) => Failure,
+        Some(CircuitOutcome::Success) => Up,
+        None => Nothing,
     }
 }
 
 #[test]
-fn the_failover_table_covers_every_failure_class() {
+fn the_failover_decision_covers_every_fault() {
     let now = OffsetDateTime::now_utc();
-    let too_large = ApiError::new(ErrorCode::RequestTooLarge, "too large");
-    let mut unprocessable = ApiError::new(ErrorCode::InvalidRequest, "bad field");
-    unprocessable.status_override = Some(422);
-    let classes = [
-        FailureClass::Unauthorized,
-        FailureClass::RateLimited { until: None },
-        FailureClass::RateLimited { until: Some(now + time::Duration::seconds(30)) },
-        FailureClass::ModelNotSupported,
-        FailureClass::AccountUnusable { reason: "account_deactivated".to_owned() },
-        FailureClass::UpstreamUnavailable,
-        FailureClass::ConnectFailed,
-        FailureClass::ProxyFailed,
-        FailureClass::Ambiguous,
-        FailureClass::Rejected(Box::new(ApiError::new(ErrorCode::InvalidRequest, "bad input"))),
-        FailureClass::Rejected(Box::new(too_large)),
-        FailureClass::Rejected(Box::new(unprocessable)),
-        FailureClass::GatewayOverloaded,
-        FailureClass::ContinuationLost,
-        FailureClass::ClientVersionRejected,
-    ];
-    for class in classes {
-        let (account, then, on_circuit) = row(&class);
-        let sent = failure(class.clone(), SendState::Sent);
-        assert_eq!(circuit(&sent), on_circuit, "{class:?}");
-        // Only a connect failure is an infrastructure failure without anything sent; any other
-        // class that never left the process tells the circuit nothing.
-        let not_sent = failure(class.clone(), SendState::NotSent);
-        let expected = if class == FailureClass::ConnectFailed || class == FailureClass::UpstreamUnavailable {
-            Circuit::Failure
-        } else {
-            Circuit::Nothing
-        };
-        assert_eq!(circuit(&not_sent), expected, "{class:?} not sent");
-        for send_state in [SendState::NotSent, SendState::Sent] {
-            let f = failure(class.clone(), send_state);
-            assert_eq!(effect(&decide(&f, false, "m", now)), (account, then), "{class:?} ({send_state:?})");
-            // Whatever the class, an outcome that may have been processed is never replayed and
-            // blames no account.
-            let f = failure(class.clone(), SendState::Ambiguous);
-            assert_eq!(effect(&decide(&f, false, "m", now)), (Account::Untouched, Then::Client(504)), "{class:?}");
+    for fault in Fault::ALL.iter().copied() {
+        let (account, then, on_circuit) = expected(fault);
+        let sent = failure(fault, SendState::Sent);
+        assert_eq!(effect(&decide(&sent, &at(now))), (account, then), "{fault}");
+        assert_eq!(circuit(&sent), on_circuit, "{fault}");
+        // Nothing sent: only the rows of an unreachable upstream tell the circuit anything.
+        let not_sent = failure(fault, SendState::NotSent);
+        let expected_circuit = if on_circuit == Failure { Failure } else { Nothing };
+        assert_eq!(circuit(&not_sent), expected_circuit, "{fault} not sent");
+        // Whatever the fault, an outcome that may have been processed is never replayed and
+        // blames no account.
+        let ambiguous = failure(fault, SendState::Ambiguous);
+        let (account, then) = effect(&decide(&ambiguous, &at(now)));
+        assert_eq!(account, Untouched, "{fault} ambiguous");
+        assert!(matches!(then, Client(_)), "{fault} ambiguous: {then:?}");
+    }
+}
+
+#[test]
+fn the_fault_table_has_one_row_per_fault_and_keeps_its_invariants() {
+    use gateway_core::fault::table::ROWS;
+    assert_eq!(ROWS.len(), Fault::ALL.len());
+    for fault in Fault::ALL.iter().copied() {
+        let row = fault.row();
+        assert_eq!(row.fault, fault);
+        assert_eq!(ROWS.iter().filter(|r| r.fault == fault).count(), 1, "{fault}");
+        // Only explicit verdicts of the upstream blame the account; a fault nobody or the
+        // egress is blamed for never cools the account for long.
+        if matches!(row.blame, Blame::Nobody | Blame::Egress | Blame::Provider | Blame::Request) {
+            let (account, _, _) = expected(fault);
+            assert!(
+                matches!(account, Untouched | Cooldown(0..=15)),
+                "{fault} blames {} and must not write the account off",
+                row.blame.as_str()
+            );
+        }
+        if row.surface == Surface::Stream {
+            assert_eq!(row.next, gateway_core::fault::Next::AfterCommit, "{fault}");
         }
     }
-    // The second 401 of the same account, after its credential was renewed.
-    let f = failure(FailureClass::Unauthorized, SendState::Sent);
-    assert_eq!(effect(&decide(&f, true, "m", now)), (Account::Cooldown, Then::NextAccount));
+}
+
+/// Stored rows keep these spellings: a fault's code is never renamed.
+#[test]
+fn faults_keep_the_codes_stored_before_the_table() {
+    let stored = [
+        (Fault::UpstreamUnauthorized, "upstream_unauthorized"),
+        (Fault::UpstreamRateLimited, "upstream_rate_limited"),
+        (Fault::ModelNotSupported, "model_not_supported"),
+        (Fault::AccountUnusable, "account_unusable"),
+        (Fault::UpstreamUnavailable, "upstream_unavailable"),
+        (Fault::UpstreamConnectFailed, "upstream_connect_failed"),
+        (Fault::EgressProxyFailed, "egress_proxy_failed"),
+        (Fault::UpstreamAmbiguous, "upstream_ambiguous"),
+        (Fault::UpstreamRejected, "upstream_rejected"),
+        (Fault::GatewayOverloaded, "gateway_overloaded"),
+        (Fault::ClientVersionRejected, "client_version_rejected"),
+        (Fault::PreviousResponseNotFound, "previous_response_not_found"),
+    ];
+    for (fault, code) in stored {
+        assert_eq!(failure(fault, SendState::Sent).code(), code);
+        assert_eq!(code.parse::<Fault>(), Ok(fault));
+    }
 }

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant as StdInstant};
 
 use gateway_core::coordination::{AccountFeedback, CircuitOutcome, ContinuationPin, PinScope};
 use gateway_core::domain::{AccountId, ProviderKind, RequestStatus, SendState};
-use gateway_core::provider::{FailureClass, UpstreamRoute};
+use gateway_core::fault::Fault;
+use gateway_core::provider::{AttemptFailure, UpstreamRoute};
 use gateway_protocol::{ApiError, ErrorCode};
 use time::OffsetDateTime;
 
@@ -37,7 +38,7 @@ fn feedback_for(world: &World, account: AccountId) -> Option<AccountFeedback> {
 #[tokio::test(start_paused = true)]
 async fn unauthorized_refreshes_once_and_retries_the_same_account() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::Unauthorized, SendState::Sent, Some(401)).then_answer();
+    world.openai.then_fail(Fault::UpstreamUnauthorized, SendState::Sent, Some(401)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let calls = world.called(ProviderKind::Openai);
@@ -54,8 +55,8 @@ async fn a_second_unauthorized_cools_the_account_for_ten_minutes_and_moves_on() 
     let world = World::new(&[1, 2], &[]);
     world
         .openai
-        .then_fail(FailureClass::Unauthorized, SendState::Sent, Some(401))
-        .then_fail(FailureClass::Unauthorized, SendState::Sent, Some(401))
+        .then_fail(Fault::UpstreamUnauthorized, SendState::Sent, Some(401))
+        .then_fail(Fault::UpstreamUnauthorized, SendState::Sent, Some(401))
         .then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
@@ -72,7 +73,7 @@ async fn a_second_unauthorized_cools_the_account_for_ten_minutes_and_moves_on() 
 async fn a_refused_refresh_cools_the_account_for_ten_minutes_and_moves_on() {
     let world = World::new(&[1, 2], &[]);
     world.openai.recoveries(&[false]);
-    world.openai.then_fail(FailureClass::Unauthorized, SendState::Sent, Some(401)).then_answer();
+    world.openai.then_fail(Fault::UpstreamUnauthorized, SendState::Sent, Some(401)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let calls = world.called(ProviderKind::Openai);
@@ -85,23 +86,25 @@ async fn a_refused_refresh_cools_the_account_for_ten_minutes_and_moves_on() {
 async fn rate_limited_cools_the_account_until_the_reset_and_moves_on() {
     let world = World::new(&[1, 2], &[]);
     let reset = OffsetDateTime::now_utc() + time::Duration::seconds(120);
-    world.openai.then_fail(FailureClass::RateLimited { until: Some(reset) }, SendState::Sent, Some(429)).then_answer();
+    let limited = AttemptFailure::new(Fault::UsageLimitReached, SendState::Sent, "scripted").until(Some(reset));
+    world.openai.then_fail_with(limited.with_status(429)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let first = world.called(ProviderKind::Openai)[0];
-    let Some(AccountFeedback::Cooldown { duration }) = feedback_for(&world, first) else { panic!("a cooldown") };
+    let Some(AccountFeedback::Cooldown { duration, fault }) = feedback_for(&world, first) else { panic!("a cooldown") };
+    assert_eq!(fault, Fault::UsageLimitReached);
     assert!(duration > Duration::from_secs(119) && duration <= Duration::from_secs(120), "{duration:?}");
     world.stop().await;
 }
 
 #[tokio::test(start_paused = true)]
-async fn rate_limited_without_a_reset_cools_the_account_for_sixty_seconds() {
+async fn rate_limited_without_a_deadline_cools_the_account_for_thirty_seconds() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::RateLimited { until: None }, SendState::Sent, Some(429)).then_answer();
+    world.openai.then_fail(Fault::RateLimitedWithoutDeadline, SendState::Sent, Some(429)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let first = world.called(ProviderKind::Openai)[0];
-    assert_eq!(world.coordination.cooldown_left(first), Some(Duration::from_secs(60)));
+    assert_eq!(world.coordination.cooldown_left(first), Some(Duration::from_secs(30)));
     // The next request skips the cooling account.
     world.openai.then_answer();
     let next = Answer::of(world.send(JSON).await);
@@ -113,7 +116,7 @@ async fn rate_limited_without_a_reset_cools_the_account_for_sixty_seconds() {
 #[tokio::test(start_paused = true)]
 async fn model_not_supported_excludes_the_account_for_that_model_for_an_hour() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::ModelNotSupported, SendState::Sent, Some(400)).then_answer();
+    world.openai.then_fail(Fault::ModelNotSupported, SendState::Sent, Some(400)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let first = world.called(ProviderKind::Openai)[0];
@@ -125,10 +128,7 @@ async fn model_not_supported_excludes_the_account_for_that_model_for_an_hour() {
 #[tokio::test(start_paused = true)]
 async fn an_unusable_account_cools_down_for_thirty_minutes_and_moves_on() {
     let world = World::new(&[1, 2], &[]);
-    world
-        .openai
-        .then_fail(FailureClass::AccountUnusable { reason: "deactivated".to_owned() }, SendState::Sent, Some(403))
-        .then_answer();
+    world.openai.then_fail(Fault::AccountDeactivated, SendState::Sent, Some(403)).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let first = world.called(ProviderKind::Openai)[0];
@@ -141,8 +141,8 @@ async fn server_errors_and_connect_failures_move_on_without_blaming_the_account(
     let world = World::new(&[1, 2, 3], &[]);
     world
         .openai
-        .then_fail(FailureClass::UpstreamUnavailable, SendState::Sent, Some(503))
-        .then_fail(FailureClass::ConnectFailed, SendState::NotSent, None)
+        .then_fail(Fault::UpstreamUnavailable, SendState::Sent, Some(503))
+        .then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None)
         .then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
@@ -164,8 +164,8 @@ async fn a_failed_egress_proxy_moves_on_blaming_neither_the_account_nor_the_upst
     let world = World::new(&[1, 2, 3], &[]);
     world
         .openai
-        .then_fail(FailureClass::ProxyFailed, SendState::NotSent, None)
-        .then_fail(FailureClass::ProxyFailed, SendState::NotSent, None)
+        .then_fail(Fault::EgressProxyFailed, SendState::NotSent, None)
+        .then_fail(Fault::EgressProxyFailed, SendState::NotSent, None)
         .then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
@@ -186,7 +186,7 @@ async fn a_failed_egress_proxy_moves_on_blaming_neither_the_account_nor_the_upst
 async fn the_requests_own_fault_reaches_the_client_and_no_other_account_is_tried() {
     let world = World::new(&[1, 2], &[3]);
     let refused = ApiError::new(ErrorCode::InvalidRequest, "Unsupported parameter: 'foo'.");
-    world.openai.then_fail(FailureClass::Rejected(Box::new(refused)), SendState::Sent, Some(400));
+    world.openai.then_fail_with(AttemptFailure::rejected(refused, SendState::Sent, "scripted").with_status(400));
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (400, "invalid_request".to_owned()));
     assert_eq!(world.all_calls(), 1);
@@ -200,7 +200,7 @@ async fn the_requests_own_fault_reaches_the_client_and_no_other_account_is_tried
 async fn a_body_too_big_for_the_upstream_answers_413_request_too_large() {
     let world = World::new(&[1, 2], &[]);
     let refused = ApiError::new(ErrorCode::RequestTooLarge, "The request is too large for the upstream.");
-    world.openai.then_fail(FailureClass::Rejected(Box::new(refused)), SendState::NotSent, None);
+    world.openai.then_fail_with(AttemptFailure::rejected(refused, SendState::NotSent, "scripted"));
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (413, "request_too_large".to_owned()));
     assert_eq!(world.all_calls(), 1);
@@ -223,7 +223,7 @@ async fn an_ambiguous_outcome_is_never_replayed_and_answers_504() {
 #[tokio::test(start_paused = true)]
 async fn running_out_of_local_connections_answers_503_gateway_overloaded() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::GatewayOverloaded, SendState::NotSent, None);
+    world.openai.then_fail(Fault::GatewayOverloaded, SendState::NotSent, None);
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (503, "gateway_overloaded".to_owned()));
     assert_eq!(world.all_calls(), 1);
@@ -237,7 +237,7 @@ async fn running_out_of_local_connections_answers_503_gateway_overloaded() {
 #[tokio::test(start_paused = true)]
 async fn lost_continuation_state_answers_previous_response_not_found() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::ContinuationLost, SendState::Sent, Some(400));
+    world.openai.then_fail(Fault::PreviousResponseNotFound, SendState::Sent, Some(400));
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (400, "previous_response_not_found".to_owned()));
     assert_eq!(world.all_calls(), 1);
@@ -300,7 +300,7 @@ async fn a_continuation_runs_only_on_the_owner_and_never_fails_over() {
     assert_eq!(calls[0].account, B);
     assert!(matches!(&calls[0].route, UpstreamRoute::Continue { response_id, .. } if response_id == "resp_prev"));
 
-    world.openai.then_fail(FailureClass::UpstreamUnavailable, SendState::Sent, Some(503));
+    world.openai.then_fail(Fault::UpstreamUnavailable, SendState::Sent, Some(503));
     let failed = Answer::of(world.send(body).await);
     assert_eq!(failed.expect_error(), (400, "previous_response_not_found".to_owned()));
     assert_eq!(world.called(ProviderKind::Openai), [B, B], "no other account continues it");

@@ -3,7 +3,8 @@
 use std::sync::atomic::Ordering;
 
 use gateway_core::domain::{CredentialRevision, ProviderKind, RequestStatus, SendState};
-use gateway_core::provider::{FailureClass, UpstreamRoute};
+use gateway_core::fault::Fault;
+use gateway_core::provider::UpstreamRoute;
 
 use super::support::provider::{Step, broken, created};
 use super::support::world::{Answer, JSON, STREAM, World, drain, next_chunk};
@@ -16,8 +17,8 @@ async fn invariant_1_one_row_per_request_with_its_attempts_in_the_json() {
     let world = World::new(&[1, 2, 3], &[]);
     world
         .openai
-        .then_fail(FailureClass::UpstreamUnavailable, SendState::Sent, Some(503))
-        .then_fail(FailureClass::ConnectFailed, SendState::NotSent, None)
+        .then_fail(Fault::UpstreamUnavailable, SendState::Sent, Some(503))
+        .then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None)
         .then_answer();
     let Answer::Stream { id, body } = Answer::of(world.send(STREAM).await) else { panic!("a stream") };
     drain(body).await;
@@ -36,7 +37,7 @@ async fn invariant_1_one_row_per_request_with_its_attempts_in_the_json() {
 #[tokio::test(start_paused = true)]
 async fn invariant_2_every_call_is_enqueued_before_it_is_sent() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::ConnectFailed, SendState::NotSent, None).then_answer();
+    world.openai.then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None).then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
     let calls = world.openai.calls();
@@ -64,8 +65,8 @@ async fn invariant_2_a_full_observation_queue_never_holds_back_the_send() {
 #[tokio::test(start_paused = true)]
 async fn invariant_3_a_later_unsent_attempt_never_lowers_the_watermark() {
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::RateLimited { until: None }, SendState::Sent, Some(429)).then_fail(
-        FailureClass::ConnectFailed,
+    world.openai.then_fail(Fault::RateLimitedWithoutDeadline, SendState::Sent, Some(429)).then_fail(
+        Fault::UpstreamConnectFailed,
         SendState::NotSent,
         None,
     );
@@ -81,7 +82,7 @@ async fn invariant_3_a_later_unsent_attempt_never_lowers_the_watermark() {
 #[tokio::test(start_paused = true)]
 async fn invariant_3_an_ambiguous_attempt_is_never_replayed() {
     let world = World::new(&[1, 2], &[3]);
-    world.openai.then_fail(FailureClass::Ambiguous, SendState::Ambiguous, None);
+    world.openai.then_fail(Fault::UpstreamAmbiguous, SendState::Ambiguous, None);
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (504, "upstream_timeout".to_owned()));
     assert_eq!(world.all_calls(), 1, "neither another account nor another provider is tried");
@@ -142,8 +143,8 @@ async fn invariant_5_one_execute_uses_one_account_and_retries_nothing_itself() {
     let world = World::new(&[1, 2, 3], &[]);
     world
         .openai
-        .then_fail(FailureClass::ConnectFailed, SendState::NotSent, None)
-        .then_fail(FailureClass::ModelNotSupported, SendState::Sent, Some(400))
+        .then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None)
+        .then_fail(Fault::ModelNotSupported, SendState::Sent, Some(400))
         .then_answer();
     let answer = Answer::of(world.send(JSON).await);
     assert!(answer.error().is_none());
@@ -164,8 +165,8 @@ async fn invariant_5_one_execute_uses_one_account_and_retries_nothing_itself() {
 #[tokio::test(start_paused = true)]
 async fn invariant_6_accounts_are_switched_before_providers() {
     let world = World::new(&[1, 2], &[3]);
-    world.openai.then_fail(FailureClass::ConnectFailed, SendState::NotSent, None).then_fail(
-        FailureClass::ConnectFailed,
+    world.openai.then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None).then_fail(
+        Fault::UpstreamConnectFailed,
         SendState::NotSent,
         None,
     );
@@ -182,7 +183,7 @@ async fn invariant_6_accounts_are_switched_before_providers() {
 #[tokio::test(start_paused = true)]
 async fn invariant_6_the_next_provider_only_while_not_sent() {
     let world = World::new(&[1], &[3]);
-    world.openai.then_fail(FailureClass::UpstreamUnavailable, SendState::Sent, Some(502));
+    world.openai.then_fail(Fault::UpstreamUnavailable, SendState::Sent, Some(502));
     let answer = Answer::of(world.send(JSON).await);
     assert_eq!(answer.expect_error(), (503, "no_available_account".to_owned()));
     assert!(world.called(XAI).is_empty(), "a call that reached the upstream does not move to another provider");
@@ -196,8 +197,8 @@ async fn invariant_7_identity_is_bound_explicitly_to_each_call() {
     let world = World::with(&[1, 2], &[], |setup| {
         setup.facts.accounts[1].credential_revision = CredentialRevision(5);
     });
-    world.openai.then_fail(FailureClass::ConnectFailed, SendState::NotSent, None).then_fail(
-        FailureClass::ConnectFailed,
+    world.openai.then_fail(Fault::UpstreamConnectFailed, SendState::NotSent, None).then_fail(
+        Fault::UpstreamConnectFailed,
         SendState::NotSent,
         None,
     );

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use gateway_core::domain::SendState;
 use gateway_core::engine::phase;
-use gateway_core::provider::FailureClass;
+use gateway_core::fault::Fault;
 use tracing::Subscriber;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -84,7 +84,7 @@ async fn every_phase_of_a_failed_over_request_is_a_child_of_the_request_span() {
     let capture = Capture::default();
     let _default = tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
     let world = World::new(&[1, 2], &[]);
-    world.openai.then_fail(FailureClass::UpstreamUnavailable, SendState::NotSent, Some(500)).then_answer();
+    world.openai.then_fail(Fault::UpstreamUnavailable, SendState::NotSent, Some(500)).then_answer();
     let Answer::Stream { id, body } = Answer::of(world.send(STREAM).await) else { panic!("a stream") };
     drain(body).await;
     world.settled(id).await;

@@ -1,5 +1,6 @@
 use gateway_core::domain::{CredentialSlot, CredentialState, ProviderKind, QuotaState};
-use gateway_core::snapshot::{AccountState, resolve_account_state};
+use gateway_core::fault::Fault;
+use gateway_core::snapshot::{AccountState, CoolingDown, resolve_account_state};
 use time::{Duration, OffsetDateTime};
 
 use crate::fixtures::account;
@@ -10,10 +11,14 @@ fn state_is_derived_with_the_documented_precedence() {
     let later = now + Duration::minutes(5);
     let mut a = account(1, ProviderKind::Openai);
     assert_eq!(resolve_account_state(&a, None, now), AccountState::Normal);
-    assert_eq!(resolve_account_state(&a, Some(later), now), AccountState::RateLimited { until: later });
-    assert_eq!(resolve_account_state(&a, Some(now - Duration::seconds(1)), now), AccountState::Normal);
+    let cooling = |until| Some(CoolingDown { until, fault: Some(Fault::CloudflareChallenge) });
+    assert_eq!(
+        resolve_account_state(&a, cooling(later), now),
+        AccountState::RateLimited { until: later, fault: Some(Fault::CloudflareChallenge) }
+    );
+    assert_eq!(resolve_account_state(&a, cooling(now - Duration::seconds(1)), now), AccountState::Normal);
     a.quota.state = QuotaState::Exhausted;
-    assert_eq!(resolve_account_state(&a, Some(later), now), AccountState::QuotaExhausted);
+    assert_eq!(resolve_account_state(&a, cooling(later), now), AccountState::QuotaExhausted);
     a.credential_facts.state = CredentialState::Invalid;
     a.credential_facts.reason = Some("refresh_token_reused".to_owned());
     assert_eq!(resolve_account_state(&a, None, now), AccountState::Error { reason: "refresh_token_reused".to_owned() });

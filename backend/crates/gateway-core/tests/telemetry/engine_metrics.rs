@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use gateway_core::domain::{ProviderKind, SendState};
-use gateway_core::provider::FailureClass;
+use gateway_core::fault::Fault;
 use gateway_core::telemetry::{Telemetry, TelemetrySettings, names};
 use metrics_exporter_prometheus::PrometheusBuilder;
 
@@ -20,7 +20,7 @@ async fn counters_equal_the_requests_attempts_and_failovers_made() {
     // Two answered requests, the second after one failover from a 503.
     world.openai.then_answer();
     assert_eq!(Answer::of(world.send(JSON).await).error(), None);
-    world.openai.then_fail(FailureClass::UpstreamUnavailable, SendState::NotSent, Some(503)).then_answer();
+    world.openai.then_fail(Fault::UpstreamUnavailable, SendState::NotSent, Some(503)).then_answer();
     assert_eq!(Answer::of(world.send(JSON).await).error(), None);
     // Refused before a model: a wrong key and a broken body.
     assert_eq!(Answer::of(world.send_with(JSON, Some("sk-wrong"), Vec::new()).await).expect_error().0, 401);

@@ -98,8 +98,12 @@ fn released(removed: Option<u64>, now: u64) -> LeaseStatus {
 pub(super) fn apply_feedback(state: &mut State, account: AccountId, now: u64, feedback: &AccountFeedback) {
     let account = state.account(account);
     match feedback {
-        AccountFeedback::Cooldown { duration } => {
-            account.cool_until = account.cool_until.max(now + duration_millis(*duration));
+        AccountFeedback::Cooldown { duration, fault } => {
+            let until = now + duration_millis(*duration);
+            if until > account.cool_until {
+                account.cool_until = until;
+                account.cool_fault = Some(*fault);
+            }
         }
         AccountFeedback::ExcludeModel { model, ttl } => {
             account.exclusions.insert(model.clone(), now + duration_millis(*ttl));

@@ -3,33 +3,42 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gateway_core::coordination::{AccountFeedback, Cooldowns, CoordinationError, ModelExclusion, UnixMillis};
+use gateway_core::coordination::{AccountFeedback, Cooldown, Cooldowns, CoordinationError, ModelExclusion, UnixMillis};
 use gateway_core::domain::AccountId;
+use gateway_core::fault::Fault;
 
 use super::MemoryCoordination;
 use super::acquire::apply_feedback;
 
 #[async_trait]
 impl Cooldowns for MemoryCoordination {
-    async fn set_cooldown(&self, account: AccountId, duration: Duration) -> Result<UnixMillis, CoordinationError> {
+    async fn set_cooldown(
+        &self,
+        account: AccountId,
+        duration: Duration,
+        fault: Fault,
+    ) -> Result<UnixMillis, CoordinationError> {
         let (mut state, now) = self.lock();
-        apply_feedback(&mut state, account, now, &AccountFeedback::Cooldown { duration });
+        apply_feedback(&mut state, account, now, &AccountFeedback::Cooldown { duration, fault });
         Ok(UnixMillis(state.account(account).cool_until))
     }
 
     async fn clear_cooldown(&self, account: AccountId) -> Result<(), CoordinationError> {
         let (mut state, _) = self.lock();
-        state.account(account).cool_until = 0;
+        let account = state.account(account);
+        account.cool_until = 0;
+        account.cool_fault = None;
         Ok(())
     }
 
-    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<UnixMillis>>, CoordinationError> {
+    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<Cooldown>>, CoordinationError> {
         let (state, now) = self.lock();
         Ok(accounts
             .iter()
             .map(|account| {
-                let until = state.accounts.get(account).map_or(0, |a| a.cool_until);
-                (until > now).then_some(UnixMillis(until))
+                let account = state.accounts.get(account)?;
+                (account.cool_until > now)
+                    .then_some(Cooldown { until: UnixMillis(account.cool_until), fault: account.cool_fault })
             })
             .collect())
     }

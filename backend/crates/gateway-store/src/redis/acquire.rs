@@ -197,7 +197,8 @@ fn circuit_args(report: Option<&CircuitReport>) -> (&'static str, &'static str, 
 fn feedback_args(feedback: Option<&AccountFeedback>) -> (&'static str, u64, &str) {
     match feedback {
         None => ("", 0, ""),
-        Some(AccountFeedback::Cooldown { duration }) => ("cooldown", duration_millis(*duration), ""),
+        // The cooldown's fault rides in the model argument (the script stores it with the deadline).
+        Some(AccountFeedback::Cooldown { duration, fault }) => ("cooldown", duration_millis(*duration), fault.as_str()),
         Some(AccountFeedback::ExcludeModel { model, ttl }) => ("exclude", duration_millis(*ttl), model.as_str()),
     }
 }

@@ -1,24 +1,31 @@
-//! `Cooldowns` over the account hash (`cool_until`) and the exclusions sorted set.
+//! `Cooldowns` over the account hash (`cool_until`, `cool_fault`) and the exclusions sorted set.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
-use gateway_core::coordination::{Cooldowns, CoordinationError, ModelExclusion, UnixMillis};
+use gateway_core::coordination::{Cooldown, Cooldowns, CoordinationError, ModelExclusion, UnixMillis};
 use gateway_core::domain::AccountId;
+use gateway_core::fault::Fault;
 
 use super::RedisCoordination;
 use super::reply::Reply;
 
 #[async_trait]
 impl Cooldowns for RedisCoordination {
-    async fn set_cooldown(&self, account: AccountId, duration: Duration) -> Result<UnixMillis, CoordinationError> {
+    async fn set_cooldown(
+        &self,
+        account: AccountId,
+        duration: Duration,
+        fault: Fault,
+    ) -> Result<UnixMillis, CoordinationError> {
         let script = &self.scripts.set_cooldown;
         let value = script
             .call()
             .key(self.keys.account(account))
             .arg(duration_millis(duration))
+            .arg(fault.as_str())
             .invoke(&self.connection)
             .await?;
         Ok(UnixMillis(Reply::new(script.name, value)?.u64()?))
@@ -26,11 +33,11 @@ impl Cooldowns for RedisCoordination {
 
     async fn clear_cooldown(&self, account: AccountId) -> Result<(), CoordinationError> {
         let mut cmd = ::redis::cmd("HDEL");
-        cmd.arg(self.keys.account(account)).arg("cool_until");
+        cmd.arg(self.keys.account(account)).arg("cool_until").arg("cool_fault");
         self.connection.query::<i64>(&cmd).await.map(drop)
     }
 
-    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<UnixMillis>>, CoordinationError> {
+    async fn cooldowns(&self, accounts: &[AccountId]) -> Result<Vec<Option<Cooldown>>, CoordinationError> {
         if accounts.is_empty() {
             return Ok(Vec::new());
         }
@@ -40,7 +47,15 @@ impl Cooldowns for RedisCoordination {
             call = call.key(self.keys.account(*account));
         }
         let mut reply = Reply::new(script.name, call.invoke(&self.connection).await?)?;
-        accounts.iter().map(|_| reply.u64().map(|until| (until > 0).then_some(UnixMillis(until)))).collect()
+        accounts
+            .iter()
+            .map(|_| {
+                let until = reply.u64()?;
+                // An unknown or missing fault (a cooldown from an older gateway) reads as none.
+                let fault = reply.text()?.parse::<Fault>().ok();
+                Ok((until > 0).then_some(Cooldown { until: UnixMillis(until), fault }))
+            })
+            .collect()
     }
 
     async fn exclude_model(&self, account: AccountId, model: &str, ttl: Duration) -> Result<(), CoordinationError> {

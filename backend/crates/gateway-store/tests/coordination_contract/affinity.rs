@@ -9,6 +9,7 @@ use gateway_core::coordination::{
     SignalSource,
 };
 use gateway_core::domain::{ClientKeyId, ProviderKind};
+use gateway_core::fault::Fault;
 
 use super::fixtures::{account, candidate, granted, release_account, request};
 
@@ -38,7 +39,10 @@ pub async fn affinity_binds_hits_bypasses_and_rebinds<C: Coordination>(port: Arc
     let mut failover = with_session(vec![candidate(b, 2), candidate(c, 2)]);
     failover.replaces = Some(ReplacedAttempt {
         lease: hit.account,
-        feedback: Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) }),
+        feedback: Some(AccountFeedback::Cooldown {
+            duration: Duration::from_secs(60),
+            fault: Fault::UsageLimitReached,
+        }),
         circuit: None,
     });
     let moved = granted(port.acquire(&failover).await?)?;

@@ -4,19 +4,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::ensure;
-use gateway_core::coordination::Coordination;
 use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
+use gateway_core::coordination::{Cooldown, Coordination};
+use gateway_core::fault::Fault;
 
 use super::fixtures::account;
 
 pub async fn cooldown_keeps_the_later_deadline<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let a = account(1);
-    let long = port.set_cooldown(a, Duration::from_secs(120)).await?;
-    let short = port.set_cooldown(a, Duration::from_secs(1)).await?;
+    let long = port.set_cooldown(a, Duration::from_secs(120), Fault::UsageLimitReached).await?;
+    let short = port.set_cooldown(a, Duration::from_secs(1), Fault::CloudflareChallenge).await?;
     ensure!(short == long, "a shorter cooldown keeps the later deadline: {short} vs {long}");
-    let longer = port.set_cooldown(a, Duration::from_secs(240)).await?;
+    let kept = port.cooldowns(&[a]).await?;
+    ensure!(
+        kept == vec![Some(Cooldown { until: long, fault: Some(Fault::UsageLimitReached) })],
+        "its fault too: {kept:?}"
+    );
+    let longer = port.set_cooldown(a, Duration::from_secs(240), Fault::UpstreamRateLimited).await?;
     ensure!(longer > long, "a later deadline extends");
-    ensure!(port.cooldowns(&[a, account(2)]).await? == vec![Some(longer), None], "read back");
+    let read = port.cooldowns(&[a, account(2)]).await?;
+    let want = vec![Some(Cooldown { until: longer, fault: Some(Fault::UpstreamRateLimited) }), None];
+    ensure!(read == want, "read back with the fault that set it: {read:?}");
     port.clear_cooldown(a).await?;
     ensure!(port.cooldowns(&[a]).await? == vec![None], "cleared");
     ensure!(port.cooldowns(&[]).await?.is_empty(), "empty in, empty out");

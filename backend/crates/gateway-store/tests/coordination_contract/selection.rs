@@ -10,6 +10,7 @@ use gateway_core::coordination::{
     AccountLease, AcquireOutcome, AffinityRequest, Coordination, ReplacedAttempt, SessionSignal, SignalSource,
 };
 use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RotationStrategy};
+use gateway_core::fault::Fault;
 use gateway_core::selection::{Binding, CandidateView, Decision, QuotaStanding, SelectionView, SlotState, decide};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -153,7 +154,8 @@ async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow
     }
     for (i, member) in pool.members.iter().enumerate() {
         if member.cooling {
-            states[i].cool_until = port.set_cooldown(id(i), Duration::from_secs(3600)).await?;
+            states[i].cool_until =
+                port.set_cooldown(id(i), Duration::from_secs(3600), Fault::UsageLimitReached).await?;
         }
         if member.excluded {
             port.exclude_model(id(i), model, Duration::from_secs(3600)).await?;

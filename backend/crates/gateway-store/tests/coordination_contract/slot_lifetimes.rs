@@ -9,6 +9,7 @@ use gateway_core::coordination::{
     ReleaseRequest, RequestSlots,
 };
 use gateway_core::domain::ClientKeyId;
+use gateway_core::fault::Fault;
 use test_support::wait_until;
 
 use super::fixtures::{EXPIRY_DEADLINE, account, boot, candidate, granted, limits, request};
@@ -74,15 +75,21 @@ pub async fn heartbeat_keeps_held_slots_past_their_first_ttl<C: Coordination>(po
 pub async fn release_applies_account_feedback<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let (a, b) = (account(1), account(2));
     let grant = granted(port.acquire(&request(vec![candidate(a, 5)])).await?)?;
-    let feedback = Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60) });
+    let feedback =
+        Some(AccountFeedback::Cooldown { duration: Duration::from_secs(60), fault: Fault::CloudflareChallenge });
     let released = port.release(&ReleaseRequest { leases: grant.held(), feedback, spend: None, circuit: None }).await?;
     ensure!(released.account == LeaseStatus::Held, "{released:?}");
     let cooling = port.cooldowns(&[a, b]).await?;
-    ensure!(cooling[0].is_some_and(|until| until > grant.now) && cooling[1].is_none(), "{cooling:?}");
+    let fault = cooling[0].and_then(|c| c.fault);
+    ensure!(cooling[0].is_some_and(|c| c.until > grant.now) && cooling[1].is_none(), "{cooling:?}");
+    ensure!(fault == Some(Fault::CloudflareChallenge), "the feedback's fault is kept: {cooling:?}");
     let AcquireOutcome::NoAccount(none) = port.acquire(&request(vec![candidate(a, 5)])).await? else {
         bail!("a cools down")
     };
-    ensure!(none.all_cooling_down_until() == cooling[0], "engine can answer rate_limited until the deadline");
+    ensure!(
+        none.all_cooling_down_until() == cooling[0].map(|c| c.until),
+        "engine can answer rate_limited until the deadline"
+    );
 
     let grant = granted(port.acquire(&request(vec![candidate(b, 5)])).await?)?;
     let feedback = Some(AccountFeedback::ExcludeModel { model: "gpt-5".to_owned(), ttl: Duration::from_secs(60) });

@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure};
 use gateway_core::coordination::{AcquireOutcome, AdmissionDenial, Coordination, Ineligible};
 use gateway_core::domain::ClientKeyId;
+use gateway_core::fault::Fault;
 
 use super::fixtures::{account, candidate, granted, limits, release, request};
 
@@ -115,7 +116,7 @@ pub async fn refused_acquire_records_nothing<C: Coordination>(port: Arc<C>) -> a
 
 pub async fn no_account_reports_each_reason<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let (cooling, excluded, full, pacing) = (account(1), account(2), account(3), account(4));
-    port.set_cooldown(cooling, Duration::from_secs(60)).await?;
+    port.set_cooldown(cooling, Duration::from_secs(60), Fault::UsageLimitReached).await?;
     port.exclude_model(excluded, "gpt-5", Duration::from_secs(60)).await?;
     granted(port.acquire(&request(vec![candidate(full, 1)])).await?)?;
     let mut paced = candidate(pacing, 5);

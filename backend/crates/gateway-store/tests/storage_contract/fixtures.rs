@@ -139,14 +139,15 @@ pub fn now() -> time::OffsetDateTime {
 
 /// One attempt of a request, with `number` and a fixed time; `attempt_json` is its row shape.
 pub fn attempt(number: u32) -> gateway_core::domain::Attempt {
-    use gateway_core::domain::{AccountId, Attempt, AttemptFailureCode, AttemptOutcome, ProviderKind, SendState};
+    use gateway_core::domain::{AccountId, Attempt, AttemptOutcome, ProviderKind, SendState};
+    use gateway_core::fault::Fault;
     Attempt {
         number,
         provider: ProviderKind::Openai,
         account: AccountId(4),
         started_at: time::OffsetDateTime::from_unix_timestamp(1_800_000_000).expect("a valid time"),
         duration_ms: Some(12),
-        outcome: AttemptOutcome::Failed(AttemptFailureCode::UpstreamUnavailable),
+        outcome: AttemptOutcome::Failed(Fault::UpstreamUnavailable),
         http_status: Some(503),
         send_state: SendState::Sent,
     }

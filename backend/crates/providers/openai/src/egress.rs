@@ -4,7 +4,8 @@
 //! fails the call as the proxy's fault, with nothing sent (decision 0242): never directly.
 
 use gateway_core::domain::{EgressProxy, SendState};
-use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_core::fault::Fault;
+use gateway_core::provider::AttemptFailure;
 use gateway_core::snapshot::AccountEntry;
 use gateway_transport::ProxyUrl;
 
@@ -14,7 +15,7 @@ pub const UNUSABLE: &str = "the egress proxy is not usable";
 /// `None`: the account goes out directly.
 pub fn proxy_of(account: &AccountEntry) -> Result<Option<ProxyUrl>, AttemptFailure> {
     parse(account.egress_proxy.as_ref())
-        .map_err(|_| AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, UNUSABLE))
+        .map_err(|_| AttemptFailure::new(Fault::EgressProxyFailed, SendState::NotSent, UNUSABLE))
 }
 
 /// A stored proxy for the transport; `Err` when it does not open or parse.

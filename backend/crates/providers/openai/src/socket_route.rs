@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use gateway_core::domain::{SendState, Transport as ClientTransport};
-use gateway_core::provider::{AttemptFailure, FailureClass, UpstreamCall, UpstreamEvent, UpstreamReply, UpstreamRoute};
+use gateway_core::fault::Fault;
+use gateway_core::provider::{AttemptFailure, UpstreamCall, UpstreamEvent, UpstreamReply, UpstreamRoute};
 use gateway_protocol::request::RequestBody;
 
 use crate::credential::OpenAiCredential;
@@ -120,18 +121,7 @@ impl SocketRoute {
                 tracing::info!(account = %call.account.id(), %reason, "upstream WebSocket refused; using HTTP SSE");
                 Ok(None)
             }
-            Err(HandshakeFailure::RateLimited) => Err(AttemptFailure::new(
-                FailureClass::RateLimited { until: None },
-                SendState::Sent,
-                "upstream 429 at the WebSocket upgrade",
-            )
-            .with_status(429)),
-            Err(HandshakeFailure::Unauthorized) => Err(AttemptFailure::new(
-                FailureClass::Unauthorized,
-                SendState::Sent,
-                "upstream 401 at the WebSocket upgrade",
-            )
-            .with_status(401)),
+            Err(HandshakeFailure::Refused(failure)) => Err(*failure),
         }
     }
 
@@ -172,7 +162,7 @@ impl SocketRoute {
 
 fn lost() -> AttemptFailure {
     AttemptFailure::new(
-        FailureClass::ContinuationLost,
+        Fault::PreviousResponseNotFound,
         SendState::NotSent,
         "no live upstream socket holds the previous response",
     )

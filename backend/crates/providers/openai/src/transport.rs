@@ -8,8 +8,9 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use gateway_core::catalog::{CatalogBook, plan_key};
 use gateway_core::domain::{QuotaState, SendState};
+use gateway_core::fault::Fault;
 use gateway_core::provider::{
-    AttemptFailure, FailureClass, FrameStream, Operation, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
+    AttemptFailure, FrameStream, Operation, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
 };
 use gateway_protocol::EventKind;
 use gateway_protocol::SseFramer;
@@ -20,7 +21,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
-use crate::classify::{MAX_ERROR_BODY, classify, classify_transport};
+use crate::classify::{ErrorAnswer, MAX_ERROR_BODY, classify, classify_transport};
 use crate::credential::OpenAiCredential;
 use crate::identity::{AccountIdentity, IdentityKey};
 use crate::rate_limits;
@@ -242,7 +243,7 @@ impl Transport {
         let response = match tokio::time::timeout(call.header_timeout, sent).await {
             Err(_) => {
                 return Err(AttemptFailure::new(
-                    FailureClass::Ambiguous,
+                    Fault::UpstreamHeadTimeout,
                     SendState::Ambiguous,
                     "no upstream answer before the header timeout",
                 ));
@@ -254,10 +255,9 @@ impl Transport {
         let now = OffsetDateTime::now_utc();
         let status = response.status.as_u16();
         if status != 200 {
-            let quota_state = if status == 429 { QuotaState::Exhausted } else { QuotaState::Unknown };
-            let quota = rate_limits::from_headers(&response.headers, quota_state, now);
+            let headers = response.headers.clone();
             let body = read_limited(response, MAX_ERROR_BODY, self.stream_idle_timeout).await;
-            return Err(classify(status, &body, quota, now));
+            return Err(classify(&ErrorAnswer { status, headers: &headers, body: &body }, now));
         }
         let quota = rate_limits::from_headers(&response.headers, QuotaState::Allowed, now);
         if let Some(etag) = response.headers.get("x-models-etag").and_then(|v| v.to_str().ok()) {
@@ -289,11 +289,7 @@ impl Transport {
 
 /// The account's stored credential cannot be sent: the account's problem, not the upstream's.
 fn local_failure(message: &str) -> AttemptFailure {
-    AttemptFailure::new(
-        FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
-        SendState::NotSent,
-        message,
-    )
+    AttemptFailure::new(Fault::CredentialMalformed, SendState::NotSent, message)
 }
 
 /// Reads at most `limit` bytes of an error body (bounded in time too).

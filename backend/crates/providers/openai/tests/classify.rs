@@ -5,11 +5,13 @@
 //! account and is never tried elsewhere.
 
 use gateway_core::coordination::AccountFeedback;
-use gateway_core::engine::failover::{Next, decide};
-use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_core::engine::failover::{Circumstances, Next, decide};
+use gateway_core::fault::Fault;
+use gateway_core::provider::AttemptFailure;
 use gateway_transport::SendError;
+use http::{HeaderMap, HeaderName, HeaderValue};
 use provider_openai::classify::{
-    classify, classify_close, classify_error_frame, classify_socket_send, classify_transport,
+    ErrorAnswer, classify, classify_close, classify_error_frame, classify_socket_send, classify_transport,
 };
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -37,12 +39,16 @@ use Account::*;
 use Then::*;
 
 fn effect(failure: &AttemptFailure) -> (Account, Then, String) {
-    let next = decide(failure, false, "gpt-5.4", OffsetDateTime::now_utc());
-    match next {
+    let at = Circumstances { recovered: false, model: "gpt-5.4", now: OffsetDateTime::now_utc(), repeats: 1 };
+    match decide(failure, &at) {
         Next::RecoverAndRetry => (Untouched, SameAccount, String::new()),
-        Next::NextAccount(None) => (Untouched, NextAccount, String::new()),
-        Next::NextAccount(Some(AccountFeedback::Cooldown { .. })) => (Cooldown, NextAccount, String::new()),
-        Next::NextAccount(Some(AccountFeedback::ExcludeModel { .. })) => (ExcludeModel, NextAccount, String::new()),
+        Next::NextAccount { feedback: None, .. } => (Untouched, NextAccount, String::new()),
+        Next::NextAccount { feedback: Some(AccountFeedback::Cooldown { .. }), .. } => {
+            (Cooldown, NextAccount, String::new())
+        }
+        Next::NextAccount { feedback: Some(AccountFeedback::ExcludeModel { .. }), .. } => {
+            (ExcludeModel, NextAccount, String::new())
+        }
         Next::Fail(error) => {
             let body: Value = serde_json::from_slice(&error.body()).expect("OpenAI error shape");
             let code = body["error"]["code"].as_str().unwrap_or_default().to_owned();
@@ -53,7 +59,15 @@ fn effect(failure: &AttemptFailure) -> (Account, Then, String) {
 }
 
 fn http(status: u16, body: &str) -> AttemptFailure {
-    classify(status, body.as_bytes(), None, OffsetDateTime::now_utc())
+    with_headers(status, &[], body)
+}
+
+fn with_headers(status: u16, headers: &[(&'static str, &str)], body: &str) -> AttemptFailure {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        map.insert(HeaderName::from_static(name), HeaderValue::from_str(value).expect("header value"));
+    }
+    classify(&ErrorAnswer { status, headers: &map, body: body.as_bytes() }, OffsetDateTime::now_utc())
 }
 
 fn frame(value: Value) -> AttemptFailure {
@@ -206,12 +220,15 @@ fn every_send_failure_on_an_upstream_socket() {
 fn every_transport_failure_of_an_http_call() {
     let rows = [
         (SendError::NotSent("connection refused".to_owned()), Untouched, NextAccount),
+        (SendError::TlsFailed("invalid peer certificate".to_owned()), Untouched, NextAccount),
+        (SendError::NameNotResolved("no such host".to_owned()), Untouched, NextAccount),
+        (SendError::ProxyFailed("proxy refused".to_owned()), Untouched, NextAccount),
         (SendError::LocalResources("too many open files".to_owned()), Untouched, Client(503, "gateway_overloaded")),
         (SendError::Ambiguous("reset after the write".to_owned()), Untouched, Client(504, "upstream_timeout")),
     ];
     for (error, account, then) in rows {
         let failure = classify_transport(&error);
-        assert!(!matches!(failure.class, FailureClass::Rejected(_)));
+        assert_ne!(failure.fault, Fault::UpstreamRejected);
         let (a, t, _) = effect(&failure);
         assert_eq!((a, t), (account, then), "{error:?}");
     }
@@ -226,4 +243,74 @@ fn messages_passed_to_the_client_carry_no_account_identity() {
     assert!(!message.contains("3f2b8c1e-1111-4222-8333-944445555666"), "{message}");
     assert!(!message.contains('\u{7}'), "{message}");
     assert!(message.contains("Invalid input"), "{message}");
+}
+
+const CHALLENGE_PAGE: &str = "<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>\
+<script>window._cf_chl_opt={cvId: '3'};</script><script src=\"/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1\"></script></body></html>";
+
+#[test]
+fn edge_answers_are_told_apart_from_the_backend_s_own() {
+    let html = [("content-type", "text/html; charset=UTF-8")];
+    let challenge = [("content-type", "text/html; charset=UTF-8"), ("cf-mitigated", "challenge")];
+    let rows: Vec<(AttemptFailure, Fault)> = vec![
+        (with_headers(403, &challenge, CHALLENGE_PAGE), Fault::CloudflareChallenge),
+        (with_headers(503, &challenge, CHALLENGE_PAGE), Fault::CloudflareChallenge),
+        // The page alone (no header) is enough.
+        (with_headers(403, &html, CHALLENGE_PAGE), Fault::CloudflareChallenge),
+        (with_headers(429, &challenge, CHALLENGE_PAGE), Fault::CloudflareChallenge),
+        (with_headers(403, &html, "<html><title>Access denied | Error 1020</title></html>"), Fault::EdgeBlocked),
+        (with_headers(429, &html, "<html>Error 1015: You are being rate limited</html>"), Fault::EdgeBlocked),
+        (
+            http(403, &json!({"error": {"code": "unsupported_country_region_territory"}}).to_string()),
+            Fault::EdgeBlocked,
+        ),
+        (with_headers(502, &html, "<html>Bad gateway</html>"), Fault::EdgeErrorPage),
+        (with_headers(522, &html, "<html>Connection timed out</html>"), Fault::EdgeErrorPage),
+        (with_headers(503, &[("content-type", "text/plain")], "upstream connect error"), Fault::EdgeErrorPage),
+        (with_headers(500, &[], ""), Fault::EdgeErrorPage),
+        (with_headers(413, &html, "<html>413 Request Entity Too Large</html>"), Fault::EdgeRequestTooLarge),
+        // A 401 is the credential's whatever its body is.
+        (with_headers(401, &html, "<html>Unauthorized</html>"), Fault::UpstreamUnauthorized),
+    ];
+    for (failure, fault) in rows {
+        assert_eq!(failure.fault, fault, "{failure:?}");
+        assert!(failure.quota.is_none(), "an edge answer carries no quota facts");
+    }
+    let (account, then, _) = effect(&with_headers(403, &challenge, CHALLENGE_PAGE));
+    assert_eq!((account, then), (Cooldown, NextAccount), "a challenge cools briefly and moves on");
+}
+
+#[test]
+fn a_429_with_retry_after_is_a_short_rate_limit_not_a_usage_limit() {
+    let now = OffsetDateTime::now_utc();
+    let body = json!({"error": {"type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}}).to_string();
+    let windows = [
+        ("retry-after", "3"),
+        ("x-codex-primary-used-percent", "12"),
+        ("x-codex-primary-window-minutes", "300"),
+        ("x-codex-primary-reset-after-seconds", "1740"),
+    ];
+    let failure = with_headers(429, &windows, &body);
+    assert_eq!(failure.fault, Fault::UpstreamRateLimited);
+    let wait = (failure.until.expect("deadline") - now).whole_seconds();
+    assert!((2..=3).contains(&wait), "Retry-After 3 → {wait} s");
+    let quota = failure.quota.expect("the windows are still read");
+    assert_ne!(quota.state, gateway_core::domain::QuotaState::Exhausted, "a rate limit is no usage limit");
+
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now() + std::time::Duration::from_secs(120));
+    let dated = with_headers(429, &[("retry-after", &date)], &body);
+    let wait = (dated.until.expect("deadline") - now).whole_seconds();
+    assert!((118..=120).contains(&wait), "an HTTP date → {wait} s");
+
+    let neither = http(429, &body);
+    assert_eq!(neither.fault, Fault::RateLimitedWithoutDeadline);
+    assert!(neither.until.is_none());
+
+    let usage = http(429, &json!({"error": {"type": "usage_limit_reached", "resets_in_seconds": 600}}).to_string());
+    assert_eq!(usage.fault, Fault::UsageLimitReached);
+
+    let overloaded =
+        with_headers(503, &[("retry-after", "5")], &json!({"error": {"code": "server_is_overloaded"}}).to_string());
+    assert_eq!(overloaded.fault, Fault::UpstreamOverloaded);
+    assert!(overloaded.until.is_some());
 }

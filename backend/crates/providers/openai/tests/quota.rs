@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use gateway_core::coordination::Cooldowns;
 use gateway_core::domain::{AccountId, QuotaState, QuotaWindow};
+use gateway_core::fault::Fault;
 use gateway_core::observation::QuotaWriter;
 use gateway_core::quota_probe::{QuotaProbe, QuotaProbeFailure, QuotaProber};
 use gateway_core::quota_recorder::QuotaRecorder;
@@ -121,7 +122,7 @@ async fn headers_events_and_probes_end_in_one_state() {
 
     // 3. The probe after the reset: allowed, and the 429 cooldown is lifted with it.
     let cooldowns = world.redis();
-    cooldowns.set_cooldown(account, Duration::from_secs(3600)).await.expect("cooldown");
+    cooldowns.set_cooldown(account, Duration::from_secs(3600), Fault::UsageLimitReached).await.expect("cooldown");
     let prober = QuotaProber::new(vec![Arc::new(world.provider())], recorder.clone(), cooldowns.clone(), snapshots);
     let read = prober.probe_account(account).await.expect("probe").expect("reading");
     assert_eq!(read.state, QuotaState::Allowed);

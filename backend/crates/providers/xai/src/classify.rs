@@ -13,8 +13,10 @@
 //! addresses become `[redacted]`, control characters spaces.
 
 use gateway_core::domain::{QuotaFacts, QuotaState, QuotaWindow, SendState};
-use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_core::fault::Fault;
+use gateway_core::provider::AttemptFailure;
 use gateway_protocol::{ApiError, ErrorCode};
+use gateway_transport::ErrorSource;
 use serde_json::Value;
 use time::OffsetDateTime;
 
@@ -25,8 +27,6 @@ const MAX_MESSAGE_CHARS: usize = 2000;
 const FREE_WINDOW_SECONDS: i64 = 86_400;
 /// A bare 402 (no quota code): skip the account this long, not recorded as exhausted.
 const PAYMENT_REQUIRED_SECONDS: i64 = 30 * 60;
-/// A plain 429 without `Retry-After`.
-const RATE_LIMIT_SECONDS: i64 = 120;
 
 const SAFETY_WORDS: &[&str] = &["safety", "usage polic", "content polic", "flagged", "violat"];
 const CREDENTIAL_WORDS: &[&str] =
@@ -79,43 +79,62 @@ pub fn normalize_code(code: &str) -> String {
         .collect()
 }
 
-/// Classifies a non-success answer. `retry_after` is the `Retry-After` header in seconds.
-pub fn classify(status: u16, body: &[u8], retry_after: Option<i64>, now: OffsetDateTime) -> AttemptFailure {
+/// Classifies a non-success answer. `retry_after` is the `Retry-After` header in seconds;
+/// `source` tells the origin's JSON from an edge's page (`gateway_transport::error_source`).
+pub fn classify(
+    status: u16,
+    body: &[u8],
+    retry_after: Option<i64>,
+    source: ErrorSource,
+    now: OffsetDateTime,
+) -> AttemptFailure {
+    if !matches!(status, 401 | 408 | 426) {
+        match source {
+            ErrorSource::Origin => {}
+            ErrorSource::Challenge => {
+                return AttemptFailure::new(Fault::CloudflareChallenge, SendState::Sent, "upstream: an edge challenge")
+                    .until(retry_after.and_then(|s| at(now, s)))
+                    .with_status(status);
+            }
+            ErrorSource::EdgePage => return edge_page(status, retry_after, now).with_status(status),
+        }
+    }
     let parsed = ErrorBody::parse(body);
     let lowered = parsed.lowered();
-    let sent = |class: FailureClass, message: String| AttemptFailure::new(class, SendState::Sent, message);
+    let sent = |fault: Fault, message: String| AttemptFailure::new(fault, SendState::Sent, message);
     let retry = retry_after.filter(|s| (1..=86_400).contains(s));
     let failure = match status {
-        426 => sent(FailureClass::ClientVersionRejected, "upstream 426: client version rejected".to_owned()),
-        401 => sent(FailureClass::Unauthorized, "upstream refused the credential (401)".to_owned()),
+        426 => sent(Fault::ClientVersionRejected, "upstream 426: client version rejected".to_owned()),
+        401 => sent(Fault::UpstreamUnauthorized, "upstream refused the credential (401)".to_owned()),
         403 if SAFETY_WORDS.iter().any(|w| lowered.contains(w)) => rejected(status, &parsed, ErrorCode::InvalidRequest),
         403 if CREDENTIAL_WORDS.iter().any(|w| lowered.contains(w)) => {
-            sent(FailureClass::Unauthorized, "upstream 403: bad credentials".to_owned())
+            sent(Fault::UpstreamUnauthorized, "upstream 403: bad credentials".to_owned())
         }
         403 if lowered.contains("access to the chat endpoint is denied") => {
-            sent(FailureClass::ModelNotSupported, "upstream 403: model access denied".to_owned())
+            sent(Fault::ModelNotSupported, "upstream 403: model access denied".to_owned())
         }
-        403 => {
-            let reason =
-                if ACCOUNT_WORDS.iter().any(|w| lowered.contains(w)) { "account_disabled" } else { "forbidden" };
-            sent(FailureClass::AccountUnusable { reason: reason.to_owned() }, format!("upstream 403 ({reason})"))
+        403 if ACCOUNT_WORDS.iter().any(|w| lowered.contains(w)) => {
+            sent(Fault::AccountDeactivated, "upstream 403 (account_disabled)".to_owned())
         }
+        403 => sent(Fault::AccountUnusable, "upstream 403 (forbidden)".to_owned()),
         402 | 429 | 400 if is_quota(&parsed, &lowered) => return quota(status, &parsed, &lowered, retry, now),
         402 => {
             let until = at(now, retry.unwrap_or(PAYMENT_REQUIRED_SECONDS));
-            sent(FailureClass::RateLimited { until }, "upstream 402: payment required".to_owned())
+            sent(Fault::UpstreamRateLimited, "upstream 402: payment required".to_owned()).until(until)
         }
-        429 => {
-            let until = at(now, retry.unwrap_or(RATE_LIMIT_SECONDS));
-            sent(FailureClass::RateLimited { until }, "upstream 429: rate limited".to_owned())
-        }
+        429 if retry.is_some() => sent(Fault::UpstreamRateLimited, "upstream 429: rate limited".to_owned())
+            .until(retry.and_then(|s| at(now, s))),
+        429 => sent(Fault::RateLimitedWithoutDeadline, "upstream 429: rate limited".to_owned()),
         404 | 400 if lowered.contains("does not exist") && lowered.contains("model") => {
-            sent(FailureClass::ModelNotSupported, "the account cannot use this model".to_owned())
+            sent(Fault::ModelNotSupported, "the account cannot use this model".to_owned())
         }
-        408 => AttemptFailure::new(FailureClass::Ambiguous, SendState::Ambiguous, "upstream 408"),
+        408 => AttemptFailure::new(Fault::UpstreamAmbiguous, SendState::Ambiguous, "upstream 408"),
         413 => rejected(status, &parsed, ErrorCode::RequestTooLarge),
         400..=499 => rejected(status, &parsed, ErrorCode::InvalidRequest),
-        _ => sent(FailureClass::UpstreamUnavailable, format!("upstream {status}")),
+        500..=599 if retry.is_some() => {
+            sent(Fault::UpstreamOverloaded, format!("upstream {status}")).until(retry.and_then(|s| at(now, s)))
+        }
+        _ => sent(Fault::UpstreamUnavailable, format!("upstream {status}")),
     };
     failure.with_status(status)
 }
@@ -152,14 +171,26 @@ fn quota(status: u16, parsed: &ErrorBody, lowered: &str, retry: Option<i64>, now
         plan_type: None,
     };
     let facts = QuotaFacts { state: QuotaState::Exhausted, windows: vec![window], observed_at: Some(now) };
-    let mut failure = AttemptFailure::new(
-        FailureClass::RateLimited { until: at(now, reset_after) },
-        SendState::Sent,
-        format!("upstream {status}: {name} exhausted"),
-    )
-    .with_status(status);
+    let mut failure =
+        AttemptFailure::new(Fault::UsageLimitReached, SendState::Sent, format!("upstream {status}: {name} exhausted"))
+            .until(at(now, reset_after))
+            .with_status(status);
     failure.quota = Some(Box::new(facts));
     failure
+}
+
+/// An edge's page (not xAI's JSON): a 413 refuses the size, a 403/429 blocks the egress path,
+/// another 4xx refuses the request (its body is never shown), anything else is the edge failing.
+fn edge_page(status: u16, retry_after: Option<i64>, now: OffsetDateTime) -> AttemptFailure {
+    match status {
+        413 => AttemptFailure::new(Fault::EdgeRequestTooLarge, SendState::Sent, "upstream 413 from an edge"),
+        403 | 429 => {
+            AttemptFailure::new(Fault::EdgeBlocked, SendState::Sent, format!("upstream {status}: an edge block"))
+                .until(retry_after.and_then(|s| at(now, s)))
+        }
+        400..=499 => rejected(status, &ErrorBody::default(), ErrorCode::InvalidRequest),
+        _ => AttemptFailure::new(Fault::EdgeErrorPage, SendState::Sent, format!("upstream {status}: an edge page")),
+    }
 }
 
 fn at(now: OffsetDateTime, seconds: i64) -> Option<OffsetDateTime> {
@@ -175,7 +206,7 @@ fn rejected(status: u16, parsed: &ErrorBody, code: ErrorCode) -> AttemptFailure 
     let mut error = ApiError::new(code, message);
     error.status_override = Some(status);
     error.upstream_code = parsed.code.clone();
-    AttemptFailure::new(FailureClass::Rejected(Box::new(error)), SendState::Sent, format!("upstream {status}: refused"))
+    AttemptFailure::rejected(error, SendState::Sent, format!("upstream {status}: refused"))
 }
 
 /// A message fit for a client: control characters → spaces, UUIDs and e-mail addresses →
@@ -219,18 +250,22 @@ pub fn classify_transport(error: &gateway_transport::SendError) -> AttemptFailur
     use gateway_transport::SendError;
     match error {
         SendError::NotSent(_) => {
-            AttemptFailure::new(FailureClass::ConnectFailed, SendState::NotSent, "cannot connect upstream")
+            AttemptFailure::new(Fault::UpstreamConnectFailed, SendState::NotSent, "cannot connect upstream")
+        }
+        SendError::TlsFailed(_) => {
+            AttemptFailure::new(Fault::UpstreamTlsFailed, SendState::NotSent, "TLS with the upstream failed")
+        }
+        SendError::NameNotResolved(_) => {
+            AttemptFailure::new(Fault::UpstreamDnsFailed, SendState::NotSent, "the upstream's name does not resolve")
         }
         SendError::ProxyFailed(_) => {
-            AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is unreachable")
+            AttemptFailure::new(Fault::EgressProxyFailed, SendState::NotSent, "the egress proxy is unreachable")
         }
-        SendError::LocalResources(_) => AttemptFailure::new(
-            FailureClass::GatewayOverloaded,
-            SendState::NotSent,
-            "the gateway is out of connections",
-        ),
+        SendError::LocalResources(_) => {
+            AttemptFailure::new(Fault::GatewayOverloaded, SendState::NotSent, "the gateway is out of connections")
+        }
         SendError::Ambiguous(_) => AttemptFailure::new(
-            FailureClass::Ambiguous,
+            Fault::UpstreamAmbiguous,
             SendState::Ambiguous,
             "the upstream connection failed after the request was written",
         ),

@@ -80,8 +80,8 @@ impl Transport {
         let started = Instant::now();
         let response = match self.post(&self.compact_url, &head, body, "application/json").await? {
             Answer::Stream(response) => *response,
-            Answer::Refused { status, body, retry_after } => {
-                return Err(self.refused(status, &body, retry_after, &version));
+            Answer::Refused { status, body, retry_after, source } => {
+                return Err(self.refused(status, &body, retry_after, source, &version));
             }
         };
         Ok(UpstreamReply {

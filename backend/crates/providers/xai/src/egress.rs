@@ -3,14 +3,15 @@
 //! used fails the attempt as the proxy's fault, with nothing sent (decision 0242).
 
 use gateway_core::domain::{EgressProxy, SendState};
-use gateway_core::provider::{AttemptFailure, FailureClass};
+use gateway_core::fault::Fault;
+use gateway_core::provider::AttemptFailure;
 use gateway_core::snapshot::AccountEntry;
 use gateway_transport::ProxyUrl;
 
 /// `None`: the account goes out directly.
 pub fn proxy_of(account: &AccountEntry) -> Result<Option<ProxyUrl>, AttemptFailure> {
     parse(account.egress_proxy.as_ref()).map_err(|_| {
-        AttemptFailure::new(FailureClass::ProxyFailed, SendState::NotSent, "the egress proxy is not usable")
+        AttemptFailure::new(Fault::EgressProxyFailed, SendState::NotSent, "the egress proxy is not usable")
     })
 }
 

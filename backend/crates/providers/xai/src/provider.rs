@@ -7,9 +7,10 @@ use async_trait::async_trait;
 use gateway_core::catalog::{CatalogBook, plan_key};
 use gateway_core::credential_refresh::CredentialRefresher;
 use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind, SendState};
+use gateway_core::fault::Fault;
 use gateway_core::ports::CredentialStore;
 use gateway_core::provider::{
-    AttemptFailure, FailureClass, ModelInfo, Operation, Provider, UpstreamCall, UpstreamReply, UpstreamRoute,
+    AttemptFailure, ModelInfo, Operation, Provider, UpstreamCall, UpstreamReply, UpstreamRoute,
 };
 use gateway_core::provider_credentials::ProviderCredentials;
 use gateway_core::snapshot::AccountEntry;
@@ -125,7 +126,7 @@ impl XaiProvider {
     /// transcript the client key holds for it. Without one it is `previous_response_not_found`:
     /// official clients resend the history.
     async fn continuing<'c>(&self, call: &'c UpstreamCall<'_>) -> Result<Continuing<'c>, AttemptFailure> {
-        let lost = |why: &'static str| AttemptFailure::new(FailureClass::ContinuationLost, SendState::NotSent, why);
+        let lost = |why: &'static str| AttemptFailure::new(Fault::PreviousResponseNotFound, SendState::NotSent, why);
         let transcripts = self.transport.transcripts();
         if let UpstreamRoute::Continue { response_id, .. } = call.route {
             let held = match transcripts {

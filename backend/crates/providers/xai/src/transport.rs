@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use gateway_core::domain::SendState;
-use gateway_core::provider::{
-    AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
-};
+use gateway_core::fault::Fault;
+use gateway_core::provider::{AttemptFailure, FrameStream, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply};
 use gateway_protocol::{ApiError, ErrorCode, SseFrame, SseFramer};
 use gateway_transport::{Body, HttpClient, HttpRequest, HttpResponse};
 use serde_json::Value;
@@ -139,8 +138,8 @@ impl Transport {
         let (body, earlier) = (sent.body, sent.earlier);
         let response = match sent.answer {
             Answer::Stream(response) => *response,
-            Answer::Refused { status, body, retry_after } => {
-                return Err(self.refused(status, &body, retry_after, &version));
+            Answer::Refused { status, body, retry_after, source } => {
+                return Err(self.refused(status, &body, retry_after, source, &version));
             }
         };
         let idle = self.stream_idle_timeout;
@@ -187,7 +186,7 @@ impl Transport {
         {
             let Some(held) = held else {
                 return Err(AttemptFailure::new(
-                    FailureClass::ContinuationLost,
+                    Fault::PreviousResponseNotFound,
                     SendState::NotSent,
                     "xAI no longer holds the response to continue",
                 ));
@@ -210,9 +209,16 @@ impl Transport {
     }
 
     /// The failure of a refused call; a 426 asks for a version check.
-    pub(crate) fn refused(&self, status: u16, body: &[u8], retry_after: Option<i64>, version: &str) -> AttemptFailure {
-        let failure = classify(status, body, retry_after, OffsetDateTime::now_utc());
-        if failure.class == FailureClass::ClientVersionRejected {
+    pub(crate) fn refused(
+        &self,
+        status: u16,
+        body: &[u8],
+        retry_after: Option<i64>,
+        source: gateway_transport::ErrorSource,
+        version: &str,
+    ) -> AttemptFailure {
+        let failure = classify(status, body, retry_after, source, OffsetDateTime::now_utc());
+        if failure.fault == Fault::ClientVersionRejected {
             tracing::warn!(version = %version, "xAI rejected the Grok CLI version; asking for a version check");
             self.version.request_check();
         }
@@ -241,7 +247,7 @@ impl Transport {
         };
         let mut headers = headers::inference(head.credential, &call_headers).map_err(|_| {
             AttemptFailure::new(
-                FailureClass::AccountUnusable { reason: "credential_malformed".to_owned() },
+                Fault::CredentialMalformed,
                 SendState::NotSent,
                 "the stored access token is not a valid header value",
             )
@@ -258,7 +264,7 @@ impl Transport {
             match tokio::time::timeout(head.call.header_timeout, self.http.send(request, proxy.as_ref())).await {
                 Err(_) => {
                     return Err(AttemptFailure::new(
-                        FailureClass::Ambiguous,
+                        Fault::UpstreamHeadTimeout,
                         SendState::Ambiguous,
                         "no upstream answer before the header timeout",
                     ));
@@ -270,14 +276,13 @@ impl Transport {
         if status == 200 {
             return Ok(Answer::Stream(Box::new(response)));
         }
-        let retry_after = response
-            .headers
-            .get(http::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<i64>().ok());
+        let retry_after = gateway_transport::retry_after(&response.headers, std::time::SystemTime::now())
+            .and_then(|wait| i64::try_from(wait.as_secs()).ok());
+        let headers = response.headers.clone();
         let body =
             tokio::time::timeout(Duration::from_secs(10), response.prefix(MAX_ERROR_BODY)).await.unwrap_or_default();
-        Ok(Answer::Refused { status, body, retry_after })
+        let source = gateway_transport::error_source(&headers, &body);
+        Ok(Answer::Refused { status, body, retry_after, source })
     }
 }
 
@@ -303,7 +308,7 @@ struct Sent {
 /// The upstream's answer at its headers.
 pub(crate) enum Answer {
     Stream(Box<HttpResponse>),
-    Refused { status: u16, body: Vec<u8>, retry_after: Option<i64> },
+    Refused { status: u16, body: Vec<u8>, retry_after: Option<i64>, source: gateway_transport::ErrorSource },
 }
 
 /// A body the proxy cannot take: the client's fault, nothing sent, no account touched.
@@ -313,7 +318,7 @@ pub(crate) fn normalization_failure(error: NormalizationError) -> AttemptFailure
     if let Some(param) = Some(error.field).filter(|f| *f != "body") {
         api = api.with_param(param);
     }
-    AttemptFailure::new(FailureClass::Rejected(Box::new(api)), SendState::NotSent, "invalid_request_normalization")
+    AttemptFailure::rejected(api, SendState::NotSent, "invalid_request_normalization")
 }
 
 fn stream_failure(message: &str, idle_timeout: bool) -> StreamFailure {

@@ -1,7 +1,10 @@
 //! PROTOCOL H.5 as a table: status + body → failure class, send state and quota evidence.
 
 use gateway_core::domain::{QuotaState, SendState};
-use gateway_core::provider::FailureClass;
+use gateway_core::fault::Fault;
+use gateway_core::provider::AttemptFailure;
+use gateway_transport::error_source;
+use http::HeaderMap;
 use provider_xai::classify::{classify, scrub};
 use time::OffsetDateTime;
 
@@ -9,30 +12,41 @@ use time::OffsetDateTime;
 enum Want {
     VersionRejected,
     Unauthorized,
-    RateLimited { quota: bool, after: i64 },
+    /// A cooldown row: the fault, whether the quota is recorded exhausted, and the upstream's
+    /// deadline in seconds (-1: none).
+    Cooling {
+        fault: Fault,
+        quota: bool,
+        after: i64,
+    },
     ModelNotSupported,
-    Unusable(&'static str),
+    Unusable(Fault),
     Rejected(u16),
     Unavailable,
     Ambiguous,
 }
 
-fn kind(class: &FailureClass, quota: bool, now: OffsetDateTime) -> Want {
-    match class {
-        FailureClass::ClientVersionRejected => Want::VersionRejected,
-        FailureClass::Unauthorized => Want::Unauthorized,
-        FailureClass::RateLimited { until } => {
-            Want::RateLimited { quota, after: until.map(|u| (u - now).whole_seconds()).unwrap_or(-1) }
+fn kind(failure: &AttemptFailure, now: OffsetDateTime) -> Want {
+    let quota = failure.quota.as_ref().is_some_and(|q| q.state == QuotaState::Exhausted);
+    let after = failure.until.map(|u| (u - now).whole_seconds()).unwrap_or(-1);
+    match failure.fault {
+        Fault::ClientVersionRejected => Want::VersionRejected,
+        Fault::UpstreamUnauthorized => Want::Unauthorized,
+        fault @ (Fault::UsageLimitReached | Fault::UpstreamRateLimited | Fault::RateLimitedWithoutDeadline) => {
+            Want::Cooling { fault, quota, after }
         }
-        FailureClass::ModelNotSupported => Want::ModelNotSupported,
-        FailureClass::AccountUnusable { reason } => {
-            Want::Unusable(if reason == "account_disabled" { "account_disabled" } else { "forbidden" })
-        }
-        FailureClass::Rejected(error) => Want::Rejected(error.status()),
-        FailureClass::UpstreamUnavailable => Want::Unavailable,
-        FailureClass::Ambiguous => Want::Ambiguous,
-        other => panic!("unexpected class {other:?}"),
+        Fault::ModelNotSupported => Want::ModelNotSupported,
+        fault @ (Fault::AccountDeactivated | Fault::AccountUnusable) => Want::Unusable(fault),
+        Fault::UpstreamRejected => Want::Rejected(failure.refusal.as_ref().expect("refusal").status()),
+        Fault::UpstreamUnavailable => Want::Unavailable,
+        Fault::UpstreamAmbiguous => Want::Ambiguous,
+        other => panic!("unexpected fault {other:?}"),
     }
+}
+
+fn classified(status: u16, body: &str, retry_after: Option<i64>, now: OffsetDateTime) -> AttemptFailure {
+    let source = error_source(&HeaderMap::new(), body.as_bytes());
+    classify(status, body.as_bytes(), retry_after, source, now)
 }
 
 #[test]
@@ -56,37 +70,37 @@ fn the_error_table() {
             402,
             r#"{"code":"personal-team-blocked:spending-limit","error":"Your team has reached its monthly spending limit."}"#,
             Some(600),
-            Want::RateLimited { quota: true, after: 600 },
+            Want::Cooling { fault: Fault::UsageLimitReached, quota: true, after: 600 },
         ),
         (
             429,
             r#"{"code":"subscription:free-usage-exhausted","error":"You have used all the included free usage for model grok-4.5."}"#,
             None,
-            Want::RateLimited { quota: true, after: 86_400 },
+            Want::Cooling { fault: Fault::UsageLimitReached, quota: true, after: 86_400 },
         ),
         (
             429,
             r#"{"code":"rate_limit_exceeded","error":"Too many requests."}"#,
             Some(7),
-            Want::RateLimited { quota: false, after: 7 },
+            Want::Cooling { fault: Fault::UpstreamRateLimited, quota: false, after: 7 },
         ),
         (
             429,
             r#"{"code":"rate_limit_exceeded","error":"Too many requests."}"#,
             None,
-            Want::RateLimited { quota: false, after: 120 },
+            Want::Cooling { fault: Fault::RateLimitedWithoutDeadline, quota: false, after: -1 },
         ),
         (
             402,
             r#"{"code":"payment_required","error":"Payment required."}"#,
             None,
-            Want::RateLimited { quota: false, after: 1800 },
+            Want::Cooling { fault: Fault::UpstreamRateLimited, quota: false, after: 1800 },
         ),
         (
             403,
             r#"{"code":"permission-denied:account-blocked","error":"Your account has been suspended."}"#,
             None,
-            Want::Unusable("account_disabled"),
+            Want::Unusable(Fault::AccountDeactivated),
         ),
         (
             403,
@@ -119,9 +133,8 @@ fn the_error_table() {
         (529, r#"{"code":"overloaded","error":"The service is overloaded."}"#, None, Want::Unavailable),
     ];
     for (status, body, retry_after, want) in rows {
-        let failure = classify(*status, body.as_bytes(), *retry_after, now);
-        let quota = failure.quota.as_ref().is_some_and(|q| q.state == QuotaState::Exhausted);
-        assert_eq!(&kind(&failure.class, quota, now), want, "{status} {body}");
+        let failure = classified(*status, body, *retry_after, now);
+        assert_eq!(&kind(&failure, now), want, "{status} {body}");
         assert_eq!(failure.http_status, Some(*status));
         let expected_state = if *status == 408 { SendState::Ambiguous } else { SendState::Sent };
         assert_eq!(failure.send_state, expected_state, "{status}");
@@ -132,7 +145,7 @@ fn the_error_table() {
 fn a_free_usage_window_is_a_rolling_day_and_shows_as_a_quota_window() {
     let now = OffsetDateTime::now_utc();
     let body = br#"{"code":"subscription:free-usage-exhausted","error":"used all the included free usage"}"#;
-    let failure = classify(429, body, None, now);
+    let failure = classify(429, body, None, gateway_transport::ErrorSource::Origin, now);
     let facts = failure.quota.expect("quota facts");
     assert_eq!(facts.windows[0].name, "free_usage");
     assert_eq!(facts.windows[0].window_minutes, Some(1440));
@@ -144,7 +157,13 @@ fn uuids_and_emails_in_upstream_messages_become_placeholders() {
     let text = "Team 5f0c3a52-9d1b-4f7e-8a11-2b3c4d5e6f70 (owner a@b.io) hit\u{7}its limit";
     let scrubbed = scrub(text);
     assert_eq!(scrubbed, "Team [redacted] (owner [redacted] hit its limit");
-    let failure = classify(400, format!(r#"{{"error":"{text}"}}"#).as_bytes(), None, OffsetDateTime::now_utc());
-    let FailureClass::Rejected(error) = failure.class else { panic!("rejected") };
+    let failure = classify(
+        400,
+        format!(r#"{{"error":"{text}"}}"#).as_bytes(),
+        None,
+        gateway_transport::ErrorSource::Origin,
+        OffsetDateTime::now_utc(),
+    );
+    let error = failure.refusal.expect("the request is refused");
     assert!(!error.message.contains("5f0c3a52"), "{}", error.message);
 }

@@ -6,14 +6,11 @@ use time::OffsetDateTime;
 use crate::alerts::{Alert, AlertKind};
 use crate::domain::{AccountId, ProviderKind};
 use crate::engine::{Engine, RequestContext};
-use crate::provider::{AttemptFailure, FailureClass};
-
-/// The reason providers give for a banned or deactivated account.
-pub const ACCOUNT_DEACTIVATED: &str = "account_deactivated";
+use crate::fault::Fault;
+use crate::provider::AttemptFailure;
 
 pub(super) fn account_failed(engine: &Engine, provider: ProviderKind, account: AccountId, failure: &AttemptFailure) {
-    let FailureClass::AccountUnusable { reason } = &failure.class else { return };
-    if reason != ACCOUNT_DEACTIVATED || !engine.alerts.is_enabled() {
+    if failure.fault != Fault::AccountDeactivated || !engine.alerts.is_enabled() {
         return;
     }
     engine.alerts.raise(Alert {
@@ -22,7 +19,7 @@ pub(super) fn account_failed(engine: &Engine, provider: ProviderKind, account: A
         provider: Some(provider),
         account_id: Some(account),
         client_key_id: None,
-        reason: reason.clone(),
+        reason: failure.fault.as_str().to_owned(),
         message: format!("The upstream reports account {account} as deactivated; it is skipped until re-authorised."),
     });
 }

@@ -96,7 +96,7 @@ impl FakeCoordination {
 
     fn apply_feedback(state: &mut State, account: AccountId, feedback: &Option<AccountFeedback>, now: u64) {
         match feedback {
-            Some(AccountFeedback::Cooldown { duration }) => {
+            Some(AccountFeedback::Cooldown { duration, .. }) => {
                 let until = now + duration.as_millis() as u64;
                 let entry = state.cooldown_until.entry(account).or_insert(0);
                 *entry = (*entry).max(until);

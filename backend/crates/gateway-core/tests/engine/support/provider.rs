@@ -11,10 +11,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures_core::Stream;
 use gateway_core::domain::{AccountId, CredentialRevision, ProviderKind, SendState, Transport};
+use gateway_core::fault::Fault;
 use gateway_core::observation::ObservationStats;
 use gateway_core::provider::{
-    AttemptFailure, FailureClass, FrameStream, ModelInfo, Provider, StreamFailure, UpstreamCall, UpstreamEvent,
-    UpstreamReply, UpstreamRoute,
+    AttemptFailure, FrameStream, ModelInfo, Provider, StreamFailure, UpstreamCall, UpstreamEvent, UpstreamReply,
+    UpstreamRoute,
 };
 use gateway_core::snapshot::AccountEntry;
 use gateway_protocol::SseFrame;
@@ -90,9 +91,14 @@ impl ScriptedProvider {
         self.then(Step::Answer(completed_stream("resp_1")))
     }
 
-    pub fn then_fail(&self, class: FailureClass, send_state: SendState, status: Option<u16>) -> &Self {
-        let mut failure = AttemptFailure::new(class, send_state, "scripted failure");
+    pub fn then_fail(&self, fault: Fault, send_state: SendState, status: Option<u16>) -> &Self {
+        let mut failure = AttemptFailure::new(fault, send_state, "scripted failure");
         failure.http_status = status;
+        self.then(Step::Fail(failure))
+    }
+
+    /// Fails with `failure` as it is (a deadline, a refusal).
+    pub fn then_fail_with(&self, failure: AttemptFailure) -> &Self {
         self.then(Step::Fail(failure))
     }
 
@@ -153,7 +159,7 @@ impl Provider for ScriptedProvider {
             Step::Fail(failure) => return Err(failure),
             Step::Hang => {
                 tokio::time::sleep(call.header_timeout).await;
-                return Err(AttemptFailure::new(FailureClass::Ambiguous, SendState::Ambiguous, "no answer in time"));
+                return Err(AttemptFailure::new(Fault::UpstreamAmbiguous, SendState::Ambiguous, "no answer in time"));
             }
         };
         Ok(UpstreamReply {
@@ -172,7 +178,7 @@ impl Provider for ScriptedProvider {
         if self.recoveries.lock().expect("lock").pop_front().unwrap_or(true) {
             Ok(())
         } else {
-            Err(AttemptFailure::new(FailureClass::Unauthorized, SendState::NotSent, "refresh refused"))
+            Err(AttemptFailure::new(Fault::UpstreamUnauthorized, SendState::NotSent, "refresh refused"))
         }
     }
 }

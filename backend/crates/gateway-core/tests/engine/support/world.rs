@@ -93,6 +93,7 @@ impl World {
             prices: Arc::new(PriceTable::default()),
             settings: setup.settings,
             affinity_hints: Default::default(),
+            fault_memory: Default::default(),
             pools: Default::default(),
             telemetry: setup.telemetry,
             alerts: setup.alerts,

@@ -21,10 +21,11 @@ end
 -- Account feedback: 'cooldown' (keeps a later deadline) or 'exclude' (model, bounded count).
 local function apply_feedback(account_key, exclusions_key, now, kind, ms, model, max_exclusions)
   if kind == 'cooldown' then
+    -- `model` carries the cooldown's fault code here; it is kept with the deadline it set.
     local until_ms = now + ms
     local current = tonumber(redis.call('HGET', account_key, 'cool_until')) or 0
     if until_ms > current then
-      redis.call('HSET', account_key, 'cool_until', int(until_ms))
+      redis.call('HSET', account_key, 'cool_until', int(until_ms), 'cool_fault', model)
     end
   elseif kind == 'exclude' then
     redis.call('ZADD', exclusions_key, int(now + ms), model)

@@ -1,10 +1,14 @@
--- read_cooldowns: the deadline in force per account hash (0 = none), by the server clock.
+-- read_cooldowns: the deadline in force per account hash (0 = none), by the server clock, and
+-- the fault that set it ('' = none known).
 -- KEYS[i] account hash
 local now = now_ms()
 local reply = {}
 for i = 1, #KEYS do
-  local until_ms = tonumber(redis.call('HGET', KEYS[i], 'cool_until')) or 0
-  if until_ms <= now then until_ms = 0 end
-  reply[i] = int(until_ms)
+  local facts = redis.call('HMGET', KEYS[i], 'cool_until', 'cool_fault')
+  local until_ms = tonumber(facts[1]) or 0
+  local fault = facts[2] or ''
+  if until_ms <= now then until_ms, fault = 0, '' end
+  table.insert(reply, int(until_ms))
+  table.insert(reply, fault)
 end
 return reply

@@ -57,14 +57,13 @@ impl WsEndpoint {
 }
 
 /// Why a handshake did not produce a socket.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum HandshakeFailure {
     /// 426, another non-101 answer, or a network failure: use HTTP SSE on the same account.
     FallBack(String),
-    /// 429 at the upgrade: the account is rate limited; rotate.
-    RateLimited,
-    /// 401: the credential was refused.
-    Unauthorized,
+    /// The upgrade was refused for the account or its egress path (401, 403, 429, a challenge):
+    /// classified as an HTTP answer would be (`classify.rs`).
+    Refused(Box<gateway_core::provider::AttemptFailure>),
 }
 
 pub async fn connect(
@@ -105,11 +104,7 @@ pub async fn connect(
     match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
         Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
         Ok(Ok((socket, _response))) => Ok(socket),
-        Ok(Err(HandshakeError::Refused(status))) => match status.as_u16() {
-            429 => Err(HandshakeFailure::RateLimited),
-            401 => Err(HandshakeFailure::Unauthorized),
-            status => Err(HandshakeFailure::FallBack(format!("the upgrade was answered {status}"))),
-        },
+        Ok(Err(HandshakeError::Refused(response))) => Err(refused(&response)),
         Ok(Err(HandshakeError::Connect(error))) => {
             Err(HandshakeFailure::FallBack(format!("the WebSocket connection failed: {error}")))
         }
@@ -117,4 +112,21 @@ pub async fn connect(
             Err(HandshakeFailure::FallBack(format!("the WebSocket handshake failed: {error}")))
         }
     }
+}
+
+/// A refused upgrade: the account's or its path's refusals (401, 403, 429, a challenge) are
+/// classified like HTTP answers; anything else (426, 404, 5xx) falls back to HTTP SSE.
+fn refused(response: &http::Response<Option<Vec<u8>>>) -> HandshakeFailure {
+    let status = response.status().as_u16();
+    let body = response.body().as_deref().unwrap_or_default();
+    let body = &body[..body.len().min(crate::classify::MAX_ERROR_BODY)];
+    let challenge =
+        gateway_transport::error_source(response.headers(), body) == gateway_transport::ErrorSource::Challenge;
+    if !challenge && !matches!(status, 401 | 403 | 429) {
+        return HandshakeFailure::FallBack(format!("the upgrade was answered {status}"));
+    }
+    let answer = crate::classify::ErrorAnswer { status, headers: response.headers(), body };
+    let mut failure = crate::classify::classify(&answer, time::OffsetDateTime::now_utc());
+    failure.message = format!("{} (at the WebSocket upgrade)", failure.message);
+    HandshakeFailure::Refused(Box::new(failure))
 }

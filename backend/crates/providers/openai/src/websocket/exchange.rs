@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use gateway_core::domain::{QuotaFacts, SendState};
-use gateway_core::provider::{AttemptFailure, FailureClass, FrameStream, StreamFailure, UpstreamEvent};
+use gateway_core::fault::Fault;
+use gateway_core::provider::{AttemptFailure, FrameStream, StreamFailure, UpstreamEvent};
 use gateway_protocol::events::{event_type, read_facts};
 use gateway_protocol::request::SplicedBody;
 use gateway_protocol::{ApiError, ErrorCode, EventKind, SseFrame};
@@ -200,7 +201,7 @@ fn failure(message: &str, idle_timeout: bool) -> StreamFailure {
 }
 
 fn ambiguous(message: &str) -> AttemptFailure {
-    AttemptFailure::new(FailureClass::Ambiguous, SendState::Ambiguous, message)
+    AttemptFailure::new(Fault::UpstreamAmbiguous, SendState::Ambiguous, message)
 }
 
 fn is_age_limit(bytes: &[u8]) -> bool {
@@ -210,9 +211,5 @@ fn is_age_limit(bytes: &[u8]) -> bool {
 
 fn not_utf8() -> AttemptFailure {
     let message = "the request is not UTF-8";
-    AttemptFailure::new(
-        FailureClass::Rejected(Box::new(ApiError::new(ErrorCode::InvalidRequest, message))),
-        SendState::NotSent,
-        message,
-    )
+    AttemptFailure::rejected(ApiError::new(ErrorCode::InvalidRequest, message), SendState::NotSent, message)
 }
