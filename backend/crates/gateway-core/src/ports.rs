@@ -4,6 +4,7 @@
 //! Storage ports are never called on the hot path before the upstream send: the snapshot is in
 //! memory and observations go through bounded queues to flush workers.
 
+pub mod cookie_jars;
 pub mod credential_store;
 pub mod ops_event_log;
 pub mod quota_store;
@@ -11,6 +12,7 @@ pub mod request_log;
 pub mod snapshot_source;
 pub mod storage_error;
 
+pub use cookie_jars::{CookieFacts, CookieJarFacts, CookieJarStore, StoredCookieJar};
 pub use credential_store::{CredentialStore, CredentialWrite, RefreshDue};
 pub use ops_event_log::OpsEventLog;
 pub use quota_store::QuotaStore;

@@ -23,6 +23,7 @@ mod backups;
 mod client_key_mutations;
 mod client_keys;
 pub(crate) mod column_values;
+mod cookie_jars;
 mod credentials;
 pub(crate) mod error_mapping;
 mod group_mutations;

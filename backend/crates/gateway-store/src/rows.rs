@@ -7,6 +7,7 @@ pub(crate) mod alert_settings;
 pub(crate) mod audit;
 pub(crate) mod backups;
 pub(crate) mod client_keys;
+pub(crate) mod cookie_jars;
 pub(crate) mod credentials;
 pub(crate) mod egress_proxy;
 pub(crate) mod ops_events;

@@ -33,6 +33,7 @@ mod audit_search;
 mod backups;
 mod client_key_mutations;
 mod client_keys;
+mod cookie_jars;
 mod credentials;
 pub(crate) mod error_mapping;
 mod group_mutations;

@@ -8,6 +8,7 @@ pub mod admin_users;
 pub mod alert_settings;
 pub mod backups;
 pub mod client_keys;
+pub mod cookie_jars;
 pub mod credentials;
 pub mod egress_proxies;
 pub mod fixtures;
@@ -23,6 +24,7 @@ pub use admin_users::*;
 pub use alert_settings::*;
 pub use backups::*;
 pub use client_keys::*;
+pub use cookie_jars::*;
 pub use credentials::*;
 pub use egress_proxies::*;
 pub use ops_events::*;
@@ -65,6 +67,8 @@ macro_rules! storage_contract_suite {
             foreign_key_check_and_unique_violations_are_typed_errors,
             deleting_an_account_cascades_membership_and_nulls_request_references,
             egress_proxies_round_trip_sealed_and_clear,
+            // CookieJarStore
+            cookie_jars_are_sealed_replaced_and_go_with_their_account,
             // AdminUsers, AuditSearch
             admin_users_are_found_by_name_and_key_and_totp_is_sealed,
             audit_search_filters_and_pages,

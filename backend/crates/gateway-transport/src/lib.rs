@@ -21,6 +21,7 @@
 
 pub mod address_check;
 pub mod connect;
+pub mod cookies;
 pub mod edge;
 pub mod error;
 pub mod http;
@@ -32,6 +33,7 @@ pub mod websocket;
 
 pub use address_check::AddressCheck;
 pub use connect::{Connector, Stream, Target};
+pub use cookies::{CookieEntry, CookieJar};
 pub use edge::{ErrorSource, error_source, retry_after};
 pub use error::SendError;
 pub use http::decode::ACCEPT_ENCODING;

@@ -70,7 +70,7 @@ async fn a_429_moves_to_the_next_account_and_cools_the_first_one_down() {
     assert_eq!(calls_to(&gateway, "acct-b"), 2);
     let rows = terminal_rows(&gateway.pool().await, 2).await;
     let outcomes = attempt_outcomes(&rows[0]);
-    assert_eq!(outcomes.iter().map(|o| o.1.as_str()).collect::<Vec<_>>(), vec!["upstream_rate_limited", "ok"]);
+    assert_eq!(outcomes.iter().map(|o| o.1.as_str()).collect::<Vec<_>>(), vec!["usage_limit_reached", "ok"]);
     assert_eq!(attempt_outcomes(&rows[1]).len(), 1);
 }
 

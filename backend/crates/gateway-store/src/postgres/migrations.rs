@@ -21,6 +21,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("0008_service_tier_policy.sql", include_str!("../../../../../migrations/0008_service_tier_policy.sql")),
     ("0010_alert_webhooks.sql", include_str!("../../../../../migrations/0010_alert_webhooks.sql")),
     ("0011_egress_proxies.sql", include_str!("../../../../../migrations/0011_egress_proxies.sql")),
+    ("0012_account_cookies.sql", include_str!("../../../../../migrations/0012_account_cookies.sql")),
 ];
 
 /// One migration file: `NNNN_description.sql`, version `NNNN`.

@@ -14,6 +14,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("0003_service_tier_policy.sql", include_str!("../../../../../migrations/sqlite/0003_service_tier_policy.sql")),
     ("0004_egress_proxies.sql", include_str!("../../../../../migrations/sqlite/0004_egress_proxies.sql")),
     ("0005_alert_webhooks.sql", include_str!("../../../../../migrations/sqlite/0005_alert_webhooks.sql")),
+    ("0006_account_cookies.sql", include_str!("../../../../../migrations/sqlite/0006_account_cookies.sql")),
 ];
 
 pub(crate) fn embedded() -> MigrationSet {

@@ -4,7 +4,7 @@ use sqlx::Row;
 use crate::postgres::test_store::TestStore;
 
 #[tokio::test]
-async fn migrate_creates_the_fourteen_tables_and_is_idempotent() -> anyhow::Result<()> {
+async fn migrate_creates_the_fifteen_tables_and_is_idempotent() -> anyhow::Result<()> {
     let t = TestStore::new().await?;
     let tables: Vec<String> = sqlx::query_scalar(
         "SELECT table_name::text FROM information_schema.tables \
@@ -15,6 +15,7 @@ async fn migrate_creates_the_fourteen_tables_and_is_idempotent() -> anyhow::Resu
     assert_eq!(
         tables,
         [
+            "account_cookies",
             "account_group_accounts",
             "account_groups",
             "admin_audit_events",

@@ -11,12 +11,13 @@ use gateway_core::domain::{
     AccountProfile, ClientKeyLimits, ClientKeySecret, CredentialDocument, CredentialFacts, ProviderData, ProviderKind,
     ServiceTierPolicy,
 };
-use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
+use gateway_core::ports::{CookieJarStore, CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
 use gateway_store::crypto::Keyring;
 
 /// Every storage port the contract covers, on one cloneable store.
 pub trait Storage:
     SnapshotSource
+    + CookieJarStore
     + CredentialStore
     + QuotaStore
     + RequestLog
@@ -42,6 +43,7 @@ pub trait Storage:
 
 impl<T> Storage for T where
     T: SnapshotSource
+        + CookieJarStore
         + CredentialStore
         + QuotaStore
         + RequestLog

@@ -13,7 +13,7 @@ use gateway_core::coordination::{
     ChangeNotifier, ContinuationPins, Cooldowns, Leases, OAuthPendingFlows, ProviderCircuits, ReplicaHeartbeats,
     RequestSlots, SessionAffinity, TranscriptStore,
 };
-use gateway_core::ports::{CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
+use gateway_core::ports::{CookieJarStore, CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
 use gateway_store::postgres::{PgStore, ResealCounts, SealedKind};
 use gateway_store::sqlite::SqliteStore;
 
@@ -34,6 +34,7 @@ pub trait Facts:
     + RuntimeSettingsReader
     + BackupJobs
     + CredentialStore
+    + CookieJarStore
     + GroupDirectory
     + AccountDirectory
     + ClientKeyDirectory
