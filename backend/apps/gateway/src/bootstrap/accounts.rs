@@ -100,6 +100,7 @@ pub fn build(
     );
 
     let providers = &config.providers;
+    register(workers, cookie_worker(openai.cookies(), store.clone()))?;
     register(workers, refresh_worker(&refresher, &leases, &replica, providers))?;
     register(workers, quota_worker(&prober, &leases, &replica, providers))?;
     let catalog_period = Duration::from_secs(providers.catalog_refresh_seconds);
@@ -256,6 +257,23 @@ fn version_worker(openai: &Arc<OpenAiProvider>, url: String, period: Duration) -
                     return Ok(());
                 }
             }
+        })
+    })
+}
+
+/// How often changed cookie jars are stored.
+const COOKIE_JAR_PERIOD: Duration = Duration::from_secs(2);
+
+/// Stores the accounts' cookie jars as they change (loading the stored ones on its first pass).
+fn cookie_worker(
+    cookies: Arc<provider_openai::cookie_jars::AccountCookies>,
+    store: Arc<dyn gateway_core::ports::CookieJarStore>,
+) -> Arc<dyn gateway_host::Worker> {
+    let loaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    FnWorker::periodic("cookie-jars", COOKIE_JAR_PERIOD, move || {
+        let (cookies, store, loaded) = (cookies.clone(), store.clone(), loaded.clone());
+        Box::pin(async move {
+            provider_openai::cookie_jars::persist(&cookies, store.as_ref(), &loaded).await.map_err(Into::into)
         })
     })
 }

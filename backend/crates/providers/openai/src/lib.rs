@@ -23,6 +23,7 @@ pub mod claims;
 pub mod classify;
 pub mod compact;
 pub mod config;
+pub mod cookie_jars;
 pub mod credential;
 pub mod egress;
 pub mod identity;

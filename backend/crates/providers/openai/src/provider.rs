@@ -14,6 +14,7 @@ use gateway_core::snapshot::AccountEntry;
 use gateway_transport::{Connector, HttpClient, TlsRoots};
 
 use crate::catalog;
+use crate::cookie_jars::AccountCookies;
 use crate::credential::OpenAiCredential;
 use crate::oauth::OpenAiOAuth;
 use crate::refresh::Refresher;
@@ -41,6 +42,8 @@ pub struct OpenAiProvider {
     /// The newest credential known per account, and the one refresh path (single-flight across
     /// replicas; absent in command-line tools that only import).
     credentials: ProviderCredentials<OpenAiCredential>,
+    /// Each account's cookies, shared by the HTTP transport and the WebSocket route.
+    cookies: Arc<AccountCookies>,
 }
 
 impl OpenAiProvider {
@@ -57,6 +60,10 @@ impl OpenAiProvider {
             RequestProfile::from_settings(settings).map_err(|e| invalid(OpenAiSetting::UserAgent, e.to_string()))?;
         let profile = ProfileHolder::new(profile, settings.user_agent.clone());
         let catalog = Arc::new(CatalogBook::new(catalog::fallback_models()));
+        let cookies = Arc::new(AccountCookies::default());
+        let ws_url = WsEndpoint::for_backend(&backend);
+        let cookie_url = url::Url::parse(&format!("{}/codex/responses", backend.trim_end_matches('/')))
+            .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let transport = Transport::new(
             http.clone(),
             &backend,
@@ -64,6 +71,7 @@ impl OpenAiProvider {
             catalog.clone(),
             settings.stream_idle_timeout,
             settings.identity_key.clone(),
+            cookies.clone(),
         )
         .map_err(|e| invalid(OpenAiSetting::BackendUrl, e.to_string()))?;
         let sockets = SocketRoute {
@@ -71,10 +79,12 @@ impl OpenAiProvider {
             prewarms: PrewarmMemory::new(settings.prewarm_budget),
             endpoint: WsEndpoint {
                 connector: http.connector().clone(),
-                url: WsEndpoint::for_backend(&backend),
+                url: ws_url,
                 profile: profile.clone(),
                 connect_timeout: std::time::Duration::from_secs(15),
                 message_limit: settings.request_body_limit,
+                cookies: cookies.clone(),
+                cookie_url,
             },
             first_frame_timeout: settings.header_timeout,
             idle_timeout: settings.stream_idle_timeout,
@@ -97,7 +107,13 @@ impl OpenAiProvider {
             profile,
             catalog,
             credentials: ProviderCredentials::new(credentials),
+            cookies,
         })
+    }
+
+    /// Each account's cookie jar (the `cookie-jars` worker stores and loads them).
+    pub fn cookies(&self) -> Arc<AccountCookies> {
+        self.cookies.clone()
     }
 
     /// Routes 401 recovery through the shared single-flight refresher.

@@ -108,6 +108,7 @@ impl SocketRoute {
         let proxy = crate::egress::proxy_of(call.account)?;
         let connecting = crate::websocket::connect::connect(
             &self.endpoint,
+            call.account,
             credential,
             account_id,
             &identity,

@@ -22,6 +22,7 @@ use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
 use crate::classify::{ErrorAnswer, MAX_ERROR_BODY, classify, classify_transport};
+use crate::cookie_jars::AccountCookies;
 use crate::credential::OpenAiCredential;
 use crate::identity::{AccountIdentity, IdentityKey};
 use crate::rate_limits;
@@ -95,6 +96,9 @@ pub struct Transport {
     stream_idle_timeout: Duration,
     /// Derives each account's conversation identifiers (`identity.rs`).
     identity_key: IdentityKey,
+    /// Each account's cookies (`cookie_jars.rs`), matched against `cookie_url`.
+    cookies: Arc<AccountCookies>,
+    cookie_url: url::Url,
 }
 
 impl Transport {
@@ -107,13 +111,25 @@ impl Transport {
         catalog: Arc<CatalogBook>,
         stream_idle_timeout: Duration,
         identity_key: IdentityKey,
+        cookies: Arc<AccountCookies>,
     ) -> Result<Self, UrlRefused> {
         let refused = |reason| UrlRefused::new(backend_url, reason);
         let url = format!("{}/codex/responses", backend_url.trim_end_matches('/'));
         let responses_url = url.parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
         gateway_transport::Target::from_uri(&responses_url).map_err(|_| refused("not usable by the HTTP client"))?;
         let compact_url = format!("{url}/compact").parse::<http::Uri>().map_err(|_| refused("not a valid URL"))?;
-        Ok(Self { http, responses_url, compact_url, profile, catalog, stream_idle_timeout, identity_key })
+        let cookie_url = url::Url::parse(&url).map_err(|_| refused("not a valid URL"))?;
+        Ok(Self {
+            http,
+            responses_url,
+            compact_url,
+            profile,
+            catalog,
+            stream_idle_timeout,
+            identity_key,
+            cookies,
+            cookie_url,
+        })
     }
 
     /// The identifiers `call`'s account presents upstream.
@@ -203,6 +219,10 @@ impl Transport {
         if let Ok(value) = HeaderValue::from_str(account_id) {
             headers.insert(HeaderName::from_static("chatgpt-account-id"), value);
         }
+        // This account's cookies on this path, never another's (invariant 7).
+        if let Some(cookie) = self.cookies.header(call.account, &self.cookie_url) {
+            headers.insert(http::header::COOKIE, cookie);
+        }
         let profile = self.profile.current();
         headers.insert(HeaderName::from_static("originator"), profile.originator_header.clone());
         headers.insert(http::header::USER_AGENT, profile.user_agent_header.clone());
@@ -252,6 +272,7 @@ impl Transport {
             Ok(Ok(response)) => response,
         };
         let headers_time = started.elapsed();
+        self.cookies.absorb(call.account, &self.cookie_url, &response.headers);
         let now = OffsetDateTime::now_utc();
         let status = response.status.as_u16();
         if status != 200 {

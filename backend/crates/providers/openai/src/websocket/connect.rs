@@ -32,6 +32,10 @@ pub struct WsEndpoint {
     pub connect_timeout: Duration,
     /// The client API's body limit: the socket reads messages and frames at least this large.
     pub message_limit: usize,
+    /// Each account's cookies, sent on its upgrades and taken from their answers.
+    pub cookies: std::sync::Arc<crate::cookie_jars::AccountCookies>,
+    /// The HTTP(S) form of `url`, which cookies are matched against.
+    pub cookie_url: url::Url,
 }
 
 impl WsEndpoint {
@@ -66,8 +70,10 @@ pub enum HandshakeFailure {
     Refused(Box<gateway_core::provider::AttemptFailure>),
 }
 
+#[allow(clippy::too_many_arguments)]
 pub async fn connect(
     endpoint: &WsEndpoint,
+    account: &gateway_core::snapshot::AccountEntry,
     credential: &OpenAiCredential,
     account_id: &str,
     identity: &crate::identity::AccountIdentity,
@@ -100,11 +106,20 @@ pub async fn connect(
     set("originator", &profile.originator);
     set("version", &profile.version);
     set("user-agent", &profile.user_agent);
+    if let Some(cookie) = endpoint.cookies.header(account, &endpoint.cookie_url) {
+        headers.insert(http::header::COOKIE, cookie);
+    }
     let connecting = gateway_transport::websocket::connect(&endpoint.connector, request, proxy, endpoint.config());
     match tokio::time::timeout(endpoint.connect_timeout, connecting).await {
         Err(_) => Err(HandshakeFailure::FallBack("the WebSocket handshake timed out".to_owned())),
-        Ok(Ok((socket, _response))) => Ok(socket),
-        Ok(Err(HandshakeError::Refused(response))) => Err(refused(&response)),
+        Ok(Ok((socket, response))) => {
+            endpoint.cookies.absorb(account, &endpoint.cookie_url, response.headers());
+            Ok(socket)
+        }
+        Ok(Err(HandshakeError::Refused(response))) => {
+            endpoint.cookies.absorb(account, &endpoint.cookie_url, response.headers());
+            Err(refused(&response))
+        }
         Ok(Err(HandshakeError::Connect(error))) => {
             Err(HandshakeFailure::FallBack(format!("the WebSocket connection failed: {error}")))
         }

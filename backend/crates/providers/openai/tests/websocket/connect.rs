@@ -13,6 +13,8 @@ fn endpoint(message_limit: usize) -> WsEndpoint {
         profile: ProfileHolder::new(profile, None),
         connect_timeout: std::time::Duration::from_secs(1),
         message_limit,
+        cookies: Default::default(),
+        cookie_url: url::Url::parse("http://127.0.0.1:9/codex/responses").expect("url"),
     }
 }
 
