@@ -42,6 +42,10 @@ pub struct AccountSpec {
     /// Codex WebSocket upgrades are refused with 426 (client falls back to HTTP).
     #[serde(default)]
     pub ws_refused: bool,
+    /// Cloudflare challenges every Codex inference request of the account (HTTP, compaction,
+    /// WebSocket upgrade) with a 403 managed challenge until cleared.
+    #[serde(default)]
+    pub challenged: bool,
     /// Access-token lifetime; default 10 days (OpenAI) or 21,600 s (xAI).
     #[serde(default)]
     pub access_token_ttl_secs: Option<u64>,
@@ -71,6 +75,7 @@ impl AccountSpec {
             quota: QuotaSpec::default(),
             banned: false,
             ws_refused: false,
+            challenged: false,
             access_token_ttl_secs: None,
             refresh_failure: None,
         }
@@ -166,6 +171,8 @@ pub struct Account {
     pub balance: String,
     pub banned: bool,
     pub ws_refused: bool,
+    /// Every Codex inference request gets Cloudflare's challenge (`edge::challenge`).
+    pub challenged: bool,
     pub access_token_ttl_secs: u64,
     pub refresh_failure: Option<RefreshOutcome>,
     /// Successful responses served.
@@ -198,6 +205,7 @@ impl Account {
             balance: q.balance,
             banned: spec.banned,
             ws_refused: spec.ws_refused,
+            challenged: spec.challenged,
             access_token_ttl_secs: spec.access_token_ttl_secs.unwrap_or(default_ttl),
             refresh_failure: spec.refresh_failure,
             requests_served: 0,
@@ -267,6 +275,9 @@ impl Account {
         if let Some(value) = patch.ws_refused {
             self.ws_refused = value;
         }
+        if let Some(value) = patch.challenged {
+            self.challenged = value;
+        }
         if let Some(value) = patch.access_token_ttl_secs {
             self.access_token_ttl_secs = value;
         }
@@ -290,6 +301,7 @@ impl Account {
             usage_per_request_percent: self.usage_per_request_percent,
             banned: self.banned,
             ws_refused: self.ws_refused,
+            challenged: self.challenged,
             access_token_ttl_secs: self.access_token_ttl_secs,
             refresh_failure: self.refresh_failure.clone(),
             requests_served: self.requests_served,
@@ -312,6 +324,8 @@ pub struct AccountPatch {
     pub balance: Option<String>,
     pub banned: Option<bool>,
     pub ws_refused: Option<bool>,
+    /// `true`: Cloudflare challenges every Codex inference request of the account; `false` clears it.
+    pub challenged: Option<bool>,
     pub access_token_ttl_secs: Option<u64>,
     /// `Some(None)` (JSON `null`) clears a persistent refresh failure.
     #[serde(deserialize_with = "double_option")]
@@ -341,6 +355,8 @@ pub struct AccountView {
     pub usage_per_request_percent: f64,
     pub banned: bool,
     pub ws_refused: bool,
+    #[serde(default)]
+    pub challenged: bool,
     pub access_token_ttl_secs: u64,
     pub refresh_failure: Option<RefreshOutcome>,
     pub requests_served: u64,

@@ -2,7 +2,8 @@
 //! (`Accept-Encoding: zstd,gzip`, Codex's value): the first of `zstd` and `gzip` the request
 //! offers, in the request's order. Each body chunk is compressed and flushed on its own, so an
 //! SSE stream stays a stream (one zstd frame / gzip member whose blocks end at event
-//! boundaries). A WebSocket upgrade and an answer already encoded are left alone.
+//! boundaries). A WebSocket upgrade, an answer already encoded and a body-less edge page
+//! (`page=empty`) are left alone.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -61,7 +62,9 @@ pub async fn compress_answers(State(state): State<Arc<SimState>>, request: Reque
     let chosen = Encoding::chosen(request.headers()).filter(|_| state.compresses_answers());
     let response = next.run(request).await;
     let Some(encoding) = chosen else { return response };
-    if response.status() == StatusCode::SWITCHING_PROTOCOLS || response.headers().contains_key(header::CONTENT_ENCODING)
+    if response.status() == StatusCode::SWITCHING_PROTOCOLS
+        || response.headers().contains_key(header::CONTENT_ENCODING)
+        || response.extensions().get::<crate::edge::page::Uncompressed>().is_some()
     {
         return response;
     }

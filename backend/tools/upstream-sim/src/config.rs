@@ -7,6 +7,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::account::AccountSpec;
+use crate::tls::TlsFault;
 
 /// Everything the simulator needs at start. Every field has a default, so `SimConfig::default()`
 /// is a working simulator on `127.0.0.1:0` with no accounts.
@@ -113,6 +114,9 @@ pub struct Settings {
     pub openai_client_id: String,
     /// OAuth client id the xAI issuer accepts.
     pub xai_client_id: String,
+    /// The TLS listener's certificate for new handshakes: `none` (signed by the test CA) or
+    /// `untrusted` (the same names, signed by a CA nobody trusts).
+    pub tls_fault: TlsFault,
 }
 
 impl Default for Settings {
@@ -134,6 +138,7 @@ impl Default for Settings {
             record_body_limit: 1 << 20,
             openai_client_id: "app_EMoamEEZ73f0CkXaXp7hrann".to_owned(),
             xai_client_id: "b1a00492-073a-47ea-816f-4c329264a828".to_owned(),
+            tls_fault: TlsFault::None,
         }
     }
 }
@@ -156,6 +161,7 @@ pub struct SettingsPatch {
     pub record_requests: Option<bool>,
     pub record_limit: Option<usize>,
     pub record_body_limit: Option<usize>,
+    pub tls_fault: Option<TlsFault>,
 }
 
 impl Settings {
@@ -179,5 +185,6 @@ impl Settings {
         set(&mut self.record_requests, patch.record_requests);
         set(&mut self.record_limit, patch.record_limit);
         set(&mut self.record_body_limit, patch.record_body_limit);
+        set(&mut self.tls_fault, patch.tls_fault);
     }
 }

@@ -1,5 +1,6 @@
 //! Per-connection control: lets a handler end its TCP connection with a reset (RST) instead of
-//! a normal close, for "connection reset mid-stream" scenarios.
+//! a normal close, for "connection reset mid-stream" scenarios, or kill the connection at once
+//! with a reset before any response byte ([`ConnControl::kill`]).
 
 use std::io;
 use std::pin::Pin;
@@ -10,18 +11,69 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::Notify;
 
-/// Shared between the connection's socket wrapper and the handlers of its requests (as a
-/// request extension).
+/// Shared between the connection's socket wrapper, its serving task and the handlers of its
+/// requests (as a request extension).
 #[derive(Debug, Default)]
 pub struct ConnControl {
     reset: AtomicBool,
+    killed: Signal,
+    closed: Signal,
 }
 
 impl ConnControl {
     /// When the connection is dropped next, drop it with `SO_LINGER = 0` (the kernel sends RST).
     pub fn request_reset(&self) {
         self.reset.store(true, Ordering::SeqCst);
+    }
+
+    /// Resets the connection now: its serving task stops serving it before writing anything
+    /// more and drops it with `SO_LINGER = 0`.
+    pub fn kill(&self) {
+        self.request_reset();
+        self.killed.raise();
+    }
+
+    /// Resolves once [`ConnControl::kill`] was called.
+    pub async fn killed(&self) {
+        self.killed.wait().await;
+    }
+
+    /// Called by the serving task once the connection is dropped.
+    pub fn mark_closed(&self) {
+        self.closed.raise();
+    }
+
+    /// Resolves once the connection was dropped.
+    pub async fn closed(&self) {
+        self.closed.wait().await;
+    }
+}
+
+/// A one-way flag with waiters (no allocation).
+#[derive(Debug, Default)]
+struct Signal {
+    raised: AtomicBool,
+    notify: Notify,
+}
+
+impl Signal {
+    fn raise(&self) {
+        self.raised.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    async fn wait(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.raised.load(Ordering::SeqCst) {
+                return;
+            }
+            notified.await;
+        }
     }
 }
 

@@ -87,10 +87,26 @@ pub fn user_code() -> String {
 
 /// RFC 3339 UTC timestamp for a Unix time (`2026-03-15T12:34:56Z`).
 pub fn rfc3339(unix: u64) -> String {
-    let days = unix / 86_400;
+    let (year, month, day) = civil_date(unix);
     let secs = unix % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3_600, (secs % 3_600) / 60, secs % 60)
+}
+
+/// HTTP-date in the IMF-fixdate form for a Unix time (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110
+/// 5.6.7): `Retry-After`, cookie `expires`.
+pub fn http_date(unix: u64) -> String {
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let (year, month, day) = civil_date(unix);
+    let weekday = WEEKDAYS[((unix / 86_400) % 7) as usize];
+    let name = MONTHS[(month - 1) as usize];
+    let secs = unix % 86_400;
+    format!("{weekday}, {day:02} {name} {year:04} {:02}:{:02}:{:02} GMT", secs / 3_600, (secs % 3_600) / 60, secs % 60)
+}
+
+/// `(year, month 1-12, day 1-31)` of a Unix time, UTC (Howard Hinnant's civil-from-days).
+fn civil_date(unix: u64) -> (i64, i64, i64) {
+    let z = (unix / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
@@ -99,5 +115,5 @@ pub fn rfc3339(unix: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3_600, (secs % 3_600) / 60, secs % 60)
+    (year, month, day)
 }

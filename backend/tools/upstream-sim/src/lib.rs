@@ -18,6 +18,9 @@
 //! - A response stream for a scenario is serialized once ([`template`]) and only ids are patched
 //!   per request, so the simulator is never the bottleneck of a benchmark.
 //! - Nothing here talks to the network beyond the listening socket it binds.
+//! - The faults of the edge in front of the backend ([`edge`]: Cloudflare's challenge, edge
+//!   pages, a reset before the head) are answered before the backend's checks, and cost a
+//!   request that uses none of them a few flag tests.
 
 // Handlers return ready-made error answers (`Result<_, Response>`); boxing them would only add
 // noise in a test server where the size of an error value does not matter.
@@ -31,6 +34,7 @@ pub mod compress;
 pub mod config;
 mod conn;
 mod control;
+pub mod edge;
 pub mod ids;
 mod oauth;
 pub mod record;
@@ -56,10 +60,10 @@ pub use codex::websocket::BETA as CODEX_WEBSOCKET_BETA;
 pub use config::{Settings, SettingsPatch, SimConfig};
 pub use control::MintedTokens;
 pub use record::RecordedRequest;
-pub use script::Directive;
+pub use script::{Directive, Page};
 pub use server::ConnectionInfo;
 pub use state::DeviceDecision;
-pub use tls::TestCa;
+pub use tls::{TestCa, TlsFault};
 pub use tokens::{RefreshOutcome, TokenSet};
 pub use xai::signing::{KEY_ID as XAI_KEY_ID, sign_id_token as sign_xai_id_token};
 
@@ -78,8 +82,8 @@ impl Simulator {
         let addr = listener.local_addr()?;
         let tls_listener = TcpListener::bind(config.tls_listen).await?;
         let tls_addr = tls_listener.local_addr()?;
-        let ca = Arc::new(TestCa::generate()?);
         let state = Arc::new(SimState::new(config, format!("http://{addr}"), format!("https://{tls_addr}"))?);
+        let ca = Arc::new(TestCa::generate_with(state.tls_fault_switch())?);
         let router = app::router(state.clone());
         let connections = Arc::new(server::ConnectionLog::default());
         let tls = Some((tls_listener, ca.acceptor()));
@@ -142,7 +146,8 @@ impl SimHandle {
         format!("{}{}", self.tls_base_url(), self.state.config.xai_prefix)
     }
 
-    /// The test CA of this run (PEM), generated at start; nothing else trusts it.
+    /// The test CA of this run (PEM), generated at start; nothing else trusts it. While the
+    /// setting `tls_fault` is `untrusted` the TLS listener presents a certificate it did not sign.
     pub fn ca_pem(&self) -> &str {
         self.ca.pem()
     }

@@ -22,6 +22,9 @@ pub struct RecordedRequest {
     pub body_truncated: bool,
     /// Account the request authenticated as, if any.
     pub account_id: Option<String>,
+    /// The `Set-Cookie` values of the simulator's answer to it, in order (empty: none).
+    #[serde(default)]
+    pub set_cookies: Vec<String>,
 }
 
 impl RecordedRequest {
@@ -44,13 +47,22 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn push(&mut self, mut request: RecordedRequest, limit: usize) {
+    /// Keeps `request`; returns the `seq` it was given.
+    pub fn push(&mut self, mut request: RecordedRequest, limit: usize) -> u64 {
         self.next_seq += 1;
         request.seq = self.next_seq;
         while self.items.len() >= limit.max(1) {
             self.items.pop_front();
         }
         self.items.push_back(request);
+        self.next_seq
+    }
+
+    /// Sets the `Set-Cookie` values of request `seq`, if it is still kept.
+    pub fn set_cookies(&mut self, seq: u64, cookies: Vec<String>) {
+        if let Some(request) = self.items.iter_mut().rev().find(|r| r.seq == seq) {
+            request.set_cookies = cookies;
+        }
     }
 
     pub fn list(&self) -> Vec<RecordedRequest> {

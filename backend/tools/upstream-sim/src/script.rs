@@ -10,6 +10,10 @@ use http::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::edge::challenge::challenge_status;
+use crate::edge::cookie::{check_cookie, set_cookies};
+pub use crate::edge::page::Page;
+
 /// Everything a request can ask the simulator to do. `None` = the default behaviour.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -47,12 +51,25 @@ pub struct Directive {
     pub message: Option<String>,
     /// `Retry-After` seconds on a scripted error.
     pub retry_after: Option<u64>,
+    /// `Retry-After` as an HTTP-date this many seconds from now (wins over `retry_after`).
+    pub retry_after_date: Option<u64>,
+    /// Answer as Cloudflare's managed challenge with this status (403, 429 or 503), before the
+    /// backend sees the request (`edge.rs`).
+    pub challenge: Option<u16>,
+    /// Answer `status` (default 502) with the page an edge shows for it instead of a JSON body.
+    pub page: Option<Page>,
+    /// `Set-Cookie` values added to the answer (sim syntax: several separated by `|`).
+    pub set_cookie: Option<Vec<String>>,
     /// End the body cleanly after N events (no terminal event).
     pub cut_after: Option<u32>,
     /// Close the connection abruptly (FIN, no end of body / no close frame) after N events.
     pub drop_after: Option<u32>,
     /// Reset the TCP connection (RST) after N events.
     pub reset_after: Option<u32>,
+    /// Send N events, then nothing more ever (connection held open) until the client goes away.
+    pub stall_after: Option<u32>,
+    /// Read (and record) the request, then reset the TCP connection without a response byte.
+    pub reset_before_head: Option<bool>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub cached_tokens: Option<u64>,
@@ -154,9 +171,15 @@ impl Directive {
             "code" => self.code = Some(value),
             "message" => self.message = Some(value),
             "retry_after" => self.retry_after = num(key, &value)?,
+            "retry_after_date" => self.retry_after_date = num(key, &value)?,
+            "challenge" => self.challenge = Some(challenge_status(&value)?),
+            "page" => self.page = Some(Page::parse(&value)?),
+            "set_cookie" => self.set_cookie = Some(set_cookies(&value)?),
             "cut_after" => self.cut_after = num(key, &value)?,
             "drop_after" => self.drop_after = num(key, &value)?,
             "reset_after" => self.reset_after = num(key, &value)?,
+            "stall_after" => self.stall_after = num(key, &value)?,
+            "reset_before_head" => self.reset_before_head = Some(flag(&value)),
             "input_tokens" => self.input_tokens = num(key, &value)?,
             "output_tokens" => self.output_tokens = num(key, &value)?,
             "cached_tokens" => self.cached_tokens = num(key, &value)?,
@@ -190,9 +213,15 @@ impl Directive {
             code,
             message,
             retry_after,
+            retry_after_date,
+            challenge,
+            page,
+            set_cookie,
             cut_after,
             drop_after,
             reset_after,
+            stall_after,
+            reset_before_head,
             input_tokens,
             output_tokens,
             cached_tokens,
@@ -206,6 +235,45 @@ impl Directive {
     /// True when nothing is set.
     pub fn is_empty(&self) -> bool {
         self == &Self::default()
+    }
+
+    /// Checks the values the `sim:` syntax checks when they came as JSON (a control-API script).
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(status) = self.challenge {
+            challenge_status(&status.to_string())?;
+        }
+        for cookie in self.set_cookie.iter().flatten() {
+            check_cookie(cookie)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the edge answers this request itself (challenge, edge page, reset before the
+    /// head), before the backend looks at it.
+    pub fn acts_at_edge(&self) -> bool {
+        self.challenge.is_some() || self.page.is_some() || self.reset_before_head == Some(true)
+    }
+
+    /// The first key set that only the Codex backend's edge serves (`challenge`, `page`,
+    /// `set_cookie`, `reset_before_head`); the xAI routes refuse them.
+    pub fn codex_only_key(&self) -> Option<&'static str> {
+        [
+            (self.challenge.is_some(), "challenge"),
+            (self.page.is_some(), "page"),
+            (self.set_cookie.is_some(), "set_cookie"),
+            (self.reset_before_head.is_some(), "reset_before_head"),
+        ]
+        .into_iter()
+        .find_map(|(set, key)| set.then_some(key))
+    }
+
+    /// The `Retry-After` value asked for: an HTTP-date (`retry_after_date`) or seconds.
+    pub fn retry_after_value(&self) -> Option<String> {
+        match (self.retry_after_date, self.retry_after) {
+            (Some(seconds), _) => Some(crate::ids::http_date(crate::ids::now_unix() + seconds)),
+            (None, Some(seconds)) => Some(seconds.to_string()),
+            (None, None) => None,
+        }
     }
 
     /// Reads every `sim:` line of `text` into `self`.

@@ -115,6 +115,7 @@ async fn serve_connection<S>(stream: S, router: Router, control: Arc<ConnControl
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let handle = control.clone();
     let service = hyper::service::service_fn(move |mut request: http::Request<Incoming>| {
         request.extensions_mut().insert(control.clone());
         let original = crate::request::OriginalUri(request.uri().clone());
@@ -125,7 +126,15 @@ where
         router.clone().oneshot(request)
     });
     let builder = auto::Builder::new(TokioExecutor::new());
-    if let Err(error) = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).await {
-        tracing::debug!(%error, "connection ended with an error");
+    let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+    // `biased`: once a handler killed the connection it is never polled again, so nothing more
+    // is written before it is dropped (with a reset).
+    tokio::select! {
+        biased;
+        () = handle.killed() => {}
+        served = connection => if let Err(error) = served {
+            tracing::debug!(%error, "connection ended with an error");
+        },
     }
+    handle.mark_closed();
 }

@@ -3,18 +3,21 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use crate::account::{Account, AccountPatch, AccountSpec, AccountView, Provider};
 use crate::config::{Settings, SettingsPatch, SimConfig};
-use crate::ids::{now_millis, now_unix};
-use crate::record::{RecordedRequest, Recorder};
+use crate::ids::now_unix;
+use crate::record::Recorder;
 use crate::script::Directive;
 use crate::template::TemplateCache;
+use crate::tls::TlsFaultSwitch;
 use crate::tokens::{AccessRecord, RefreshOutcome, RefreshRecord, RefreshState, TokenSet, mint};
 use crate::turn::TurnSpec;
 
 mod login;
+mod recording;
 mod stored;
 
 pub use login::{AuthCode, DeviceDecision, DeviceFlow, DeviceStatus};
@@ -79,6 +82,11 @@ pub struct SimState {
     pub chats: TemplateCache<crate::xai::chat::ChatSpec>,
     /// Installation id → the account that first used it (`codex::installation`).
     installations: Mutex<std::collections::HashMap<String, String>>,
+    /// Whether a script that acts at the edge (or sets cookies) was ever queued: until then
+    /// the edge phase does not look at the queues ([`SimState::pop_script_if`]).
+    edge_scripts: AtomicBool,
+    /// Which certificate the TLS listener presents (setting `tls_fault`).
+    tls_fault: Arc<TlsFaultSwitch>,
 }
 
 impl SimState {
@@ -94,6 +102,8 @@ impl SimState {
             shutdown: tokio_util::sync::CancellationToken::new(),
             chats: TemplateCache::new(256),
             installations: Mutex::new(std::collections::HashMap::new()),
+            edge_scripts: AtomicBool::new(false),
+            tls_fault: Arc::new(TlsFaultSwitch::new(config.settings.tls_fault)),
             config,
         };
         for spec in state.config.accounts.clone() {
@@ -118,7 +128,13 @@ impl SimState {
     pub fn update_settings(&self, patch: SettingsPatch) -> Settings {
         let mut settings = self.settings.write().unwrap_or_else(PoisonError::into_inner);
         settings.apply(patch);
+        self.tls_fault.set(settings.tls_fault);
         settings.clone()
+    }
+
+    /// The switch the TLS listener's certificate resolver reads (setting `tls_fault`).
+    pub fn tls_fault_switch(&self) -> Arc<TlsFaultSwitch> {
+        self.tls_fault.clone()
     }
 
     /// `{base}{oauth_base_path}`.
@@ -339,6 +355,10 @@ impl SimState {
         if !inner.accounts.contains_key(id) {
             return Err(StateError::NotFound(format!("account {id}")));
         }
+        directive.check().map_err(StateError::Invalid)?;
+        if directive.acts_at_edge() || directive.set_cookie.is_some() {
+            self.edge_scripts.store(true, Ordering::Relaxed);
+        }
         let queue = inner.scripts.entry(id.to_owned()).or_default();
         queue.extend(std::iter::repeat_n(directive, count));
         Ok(())
@@ -351,6 +371,30 @@ impl SimState {
 
     pub fn pop_script(&self, id: &str) -> Option<Directive> {
         self.inner().scripts.get_mut(id).and_then(VecDeque::pop_front)
+    }
+
+    /// The next queued directive for a `response.create` on an open socket: an entry with
+    /// `challenge` or `page` is left for the next request the edge sees (an HTTP request or an
+    /// upgrade), since the edge only sees a socket's handshake.
+    pub fn pop_socket_script(&self, id: &str) -> Option<Directive> {
+        if !self.edge_scripts.load(Ordering::Relaxed) {
+            return self.pop_script(id);
+        }
+        let mut inner = self.inner();
+        let queue = inner.scripts.get_mut(id)?;
+        let for_the_edge = |d: &Directive| d.challenge.is_some() || d.page.is_some();
+        if queue.front().is_some_and(for_the_edge) { None } else { queue.pop_front() }
+    }
+
+    /// Pops the account's next queued directive only if `wanted` holds for it (the edge phase
+    /// takes the entries that act at the edge). Free until such a script was ever queued.
+    pub fn pop_script_if(&self, id: &str, wanted: impl Fn(&Directive) -> bool) -> Option<Directive> {
+        if !self.edge_scripts.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut inner = self.inner();
+        let queue = inner.scripts.get_mut(id)?;
+        if queue.front().is_some_and(wanted) { queue.pop_front() } else { None }
     }
 
     /// Quota gate for one inference request: `Err(account)` when a window is exhausted;
@@ -380,63 +424,5 @@ impl SimState {
                 Ok(())
             }
         }
-    }
-
-    // ---- recording ------------------------------------------------------------------------
-
-    /// Records a request if recording is on.
-    pub fn record(
-        &self,
-        method: &str,
-        uri: &http::Uri,
-        headers: &http::HeaderMap,
-        body: &[u8],
-        account_id: Option<String>,
-    ) {
-        let settings = self.settings.read().unwrap_or_else(PoisonError::into_inner);
-        if !settings.record_requests {
-            return;
-        }
-        let (limit, body_limit) = (settings.record_limit, settings.record_body_limit);
-        drop(settings);
-        let kept = &body[..body.len().min(body_limit)];
-        let request = RecordedRequest {
-            seq: 0,
-            at_ms: now_millis(),
-            method: method.to_owned(),
-            path: uri.path().to_owned(),
-            query: uri.query().map(str::to_owned),
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
-                .collect(),
-            body: String::from_utf8_lossy(kept).into_owned(),
-            body_truncated: kept.len() < body.len(),
-            account_id,
-        };
-        self.records.lock().unwrap_or_else(PoisonError::into_inner).push(request, limit);
-    }
-
-    pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.records.lock().unwrap_or_else(PoisonError::into_inner).list()
-    }
-
-    /// Keeps the bytes sent for `response_id` (the last 256 responses).
-    pub fn remember_sent(&self, response_id: String, bytes: bytes::Bytes) {
-        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-        if sent.len() >= 256 {
-            sent.pop_front();
-        }
-        sent.push_back((response_id, bytes));
-    }
-
-    /// The exact bytes sent for `response_id`, if still kept.
-    pub fn sent_bytes(&self, response_id: &str) -> Option<bytes::Bytes> {
-        let sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-        sent.iter().rev().find(|(id, _)| id == response_id).map(|(_, b)| b.clone())
-    }
-
-    pub fn clear_requests(&self) {
-        self.records.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 }

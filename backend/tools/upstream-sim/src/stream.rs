@@ -21,6 +21,7 @@ pub struct Delivery {
     pub cut_after: Option<u32>,
     pub drop_after: Option<u32>,
     pub reset_after: Option<u32>,
+    pub stall_after: Option<u32>,
 }
 
 impl Delivery {
@@ -31,6 +32,7 @@ impl Delivery {
             cut_after: directive.cut_after,
             drop_after: directive.drop_after,
             reset_after: directive.reset_after,
+            stall_after: directive.stall_after,
         }
     }
 
@@ -41,6 +43,7 @@ impl Delivery {
             && self.cut_after.is_none()
             && self.drop_after.is_none()
             && self.reset_after.is_none()
+            && self.stall_after.is_none()
     }
 
     /// What happens before event `index` is sent.
@@ -51,6 +54,8 @@ impl Delivery {
             Some(Fault::Drop)
         } else if self.cut_after == Some(index) {
             Some(Fault::Cut)
+        } else if self.stall_after == Some(index) {
+            Some(Fault::Stall)
         } else {
             None
         }
@@ -71,6 +76,8 @@ pub enum Fault {
     Drop,
     /// Reset the TCP connection.
     Reset,
+    /// Send nothing more, ever, and keep the connection open (until the client goes away).
+    Stall,
 }
 
 /// The SSE body for `template`.
@@ -101,6 +108,8 @@ pub fn sse_body(template: Arc<Template>, ids: Ids, delivery: Delivery, control: 
                     }
                     return Some((Err(io::Error::other("scripted connection reset")), u32::MAX));
                 }
+                // The body is dropped when the client goes away (or the simulator shuts down).
+                Some(Fault::Stall) => std::future::pending::<()>().await,
                 None => {}
             }
             let pause = delivery.pause_before(index);

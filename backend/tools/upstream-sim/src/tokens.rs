@@ -60,10 +60,20 @@ pub enum RefreshOutcome {
     },
     /// Answer normally after `delay_ms` (use a long delay to make the client time out).
     Delay { delay_ms: u64 },
+    /// Cloudflare's managed challenge (`status` 403 by default; 429, 503), before the issuer
+    /// sees the request: the refresh token is not used.
+    Challenge {
+        #[serde(default = "default_challenge_status")]
+        status: u16,
+    },
 }
 
 fn default_server_status() -> u16 {
     500
+}
+
+fn default_challenge_status() -> u16 {
+    403
 }
 
 /// Server-side record of an access token.

@@ -152,8 +152,8 @@ pub fn scripted_error(status: u16, directive: &Directive, headers: &HeaderMap) -
     let code = directive.code.as_deref().unwrap_or(code);
     let message = directive.message.as_deref().unwrap_or(message);
     let mut response = xai_error(status, code, message, headers);
-    if let Some(seconds) = directive.retry_after {
-        set_header(response.headers_mut(), "retry-after", seconds.to_string());
+    if let Some(value) = directive.retry_after_value() {
+        set_header(response.headers_mut(), "retry-after", value);
     }
     response
 }

@@ -7,7 +7,7 @@ async fn yaml_config_with_accounts_and_prefixes() {
     let path = dir.join("sim.yaml");
     std::fs::write(
         &path,
-        "codex_base_path: /chatgpt\noauth_base_path: /auth\nxai_prefix: grok\naccounts:\n  - id: one\n    plan: pro\n    quota: {primary_used_percent: 12.5}\n  - id: two\n    provider: xai\nsettings:\n  ws_max_age_secs: 60\n",
+        "codex_base_path: /chatgpt\noauth_base_path: /auth\nxai_prefix: grok\naccounts:\n  - id: one\n    plan: pro\n    quota: {primary_used_percent: 12.5}\n  - id: two\n    provider: xai\n    challenged: true\nsettings:\n  ws_max_age_secs: 60\n  tls_fault: untrusted\n",
     )
     .expect("write config");
     let config = SimConfig::from_file(&path).expect("config parses");
@@ -20,6 +20,8 @@ async fn yaml_config_with_accounts_and_prefixes() {
     assert_eq!(one.primary.used_percent, 12.5);
     assert_eq!(sim.account("two").expect("account two").provider, Provider::Xai);
     assert_eq!(sim.settings().ws_max_age_secs, 60);
+    assert!(sim.account("two").expect("account two").challenged);
+    assert_eq!(sim.settings().tls_fault, upstream_sim::TlsFault::Untrusted);
     sim.shutdown().await;
     std::fs::remove_dir_all(&dir).expect("cleanup");
 }

@@ -110,3 +110,42 @@ async fn recording_is_bounded() {
     assert!(recorded.windows(2).all(|w| w[0].seq < w[1].seq));
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn control_api_sets_and_clears_the_persistent_challenge() {
+    let sim = sim().await;
+    let control = format!("{}/_sim", sim.base_url());
+    let created: Value = client()
+        .post(format!("{control}/accounts"))
+        .json(&json!({"id": "c1", "challenged": true}))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(created["account"]["challenged"], true);
+    let token = created["tokens"]["access_token"].as_str().expect("token").to_owned();
+    let post = || {
+        client().post(format!("{}/responses", sim.codex_base_url())).bearer_auth(&token).json(&codex_body("hi")).send()
+    };
+    let challenged = post().await.expect("request");
+    assert_eq!(challenged.status(), 403);
+    assert_eq!(challenged.headers()["cf-mitigated"], "challenge");
+    let patched: Value = client()
+        .patch(format!("{control}/accounts/c1"))
+        .json(&json!({"challenged": false}))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(patched["challenged"], false);
+    assert_eq!(post().await.expect("request").status(), 200);
+    let requests: Vec<Value> =
+        client().get(format!("{control}/requests")).send().await.expect("request").json().await.expect("json");
+    assert!(requests[0]["set_cookies"][0].as_str().expect("cookie").starts_with("__cf_bm="));
+    assert_eq!(requests[1]["set_cookies"], json!([]));
+    sim.shutdown().await;
+}

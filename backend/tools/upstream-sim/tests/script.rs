@@ -52,3 +52,27 @@ fn tool_output_is_found_only_after_the_last_user_message() {
     let chat = json!({"messages": [{"role": "user", "content": "go"}, {"role": "tool", "tool_call_id": "c", "content": "chat result"}]});
     assert_eq!(tool_output_after_last_user(&chat).as_deref(), Some("chat result"));
 }
+
+#[test]
+fn parses_the_edge_and_fault_keys() {
+    let d =
+        Directive::parse("challenge=1 page=text stall_after=2 reset_before_head=1 retry_after_date=5").expect("parses");
+    assert_eq!(d.challenge, Some(403));
+    assert_eq!(d.page, Some(upstream_sim::Page::Text));
+    assert_eq!(d.stall_after, Some(2));
+    assert_eq!(d.reset_before_head, Some(true));
+    assert_eq!(d.retry_after_date, Some(5));
+    assert!(d.acts_at_edge());
+    for status in [403, 429, 503] {
+        assert_eq!(Directive::parse(&format!("challenge={status}")).expect("parses").challenge, Some(status));
+    }
+    let cookies = Directive::parse("set_cookie='a=1; Path=/ | b=; Max-Age=0'").expect("parses");
+    assert_eq!(cookies.set_cookie, Some(vec!["a=1; Path=/".to_owned(), "b=; Max-Age=0".to_owned()]));
+    assert!(!cookies.acts_at_edge(), "cookies ride on the backend's answer");
+    for bad in ["challenge=200", "challenge=x", "page=pdf", "set_cookie=novalue", "set_cookie='=x'", "stall_after=-1"] {
+        assert!(Directive::parse(bad).is_err(), "{bad}");
+    }
+    let json: Directive = serde_json::from_value(json!({"challenge": 200})).expect("deserializes");
+    assert!(json.check().is_err(), "a JSON directive is checked like the sim: syntax");
+    assert!(Directive::default().retry_after_value().is_none());
+}

@@ -18,7 +18,8 @@ use crate::codex::{
     answer_headers, authorize, deactivated_body, rate_limits_event, scripted_error_body, usage_limit_body, validate,
 };
 use crate::conn::ConnControl;
-use crate::request::json_response_with;
+use crate::edge::{self, Arrival, cookie::with_set_cookies};
+use crate::request::{ViaTls, json_response_with};
 use crate::script::{Directive, tool_output_after_last_user};
 use crate::state::SimState;
 use crate::stream::{Delivery, Fault};
@@ -40,14 +41,78 @@ pub async fn upgrade(
         Ok(account) => Some(account.id.clone()),
         Err((account, _)) => account.as_ref().map(|a| a.id.clone()),
     };
-    state.record("GET", &uri, &parts.headers, b"", account_id);
+    let seq = state.record("GET", &uri, &parts.headers, b"", account_id);
+    let response = answer_upgrade(state.clone(), upgrade, uri, parts, authorized).await;
+    state.record_set_cookies(seq, response.headers());
+    response
+}
+
+/// The upgrade's answer: the edge's (challenge, page, reset; from the `x-sim*` headers of the
+/// upgrade or the front of the account's script), a refusal, or 101 with the directive's cookies.
+async fn answer_upgrade(
+    state: Arc<SimState>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    uri: Uri,
+    parts: http::request::Parts,
+    authorized: Result<Account, (Option<Account>, Response)>,
+) -> Response {
+    let control = parts.extensions.get::<Arc<ConnControl>>().cloned();
+    let arrival = Arrival { control: control.as_ref(), tls: parts.extensions.get::<ViaTls>().is_some() };
+    let token_account = match &authorized {
+        Ok(account) => Some(account),
+        Err((account, _)) => account.as_ref(),
+    };
+    // Frames report an invalid header directive; the upgrade only looks for edge keys in it.
+    let own = Directive::from_headers(&parts.headers).ok();
+    if let Some(response) = edge::intercept(&state, token_account, own.as_ref(), arrival).await {
+        return response;
+    }
     let account = match authorized {
         Ok(account) => account,
         Err((_, response)) => return response,
     };
     let headers = answer_headers(&state, Some(&account), &parts.headers);
-    let beta_ok = parts
-        .headers
+    if let Some(refusal) = refusal(&state, &account, &parts.headers, &headers) {
+        return refusal;
+    }
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => {
+            let mut response = rejection.into_response();
+            response.headers_mut().extend(headers);
+            return response;
+        }
+    };
+    // A queued entry setting cookies is this upgrade's: its cookies go on the 101 and the rest
+    // of it is the socket's first response's directive.
+    let pending = state.pop_script_if(&account.id, |d| d.set_cookie.is_some());
+    let cookies: Vec<String> =
+        [own.as_ref(), pending.as_ref()].into_iter().flatten().filter_map(|d| d.set_cookie.clone()).flatten().collect();
+    let socket_state = Socket {
+        state: state.clone(),
+        account_id: account.id.clone(),
+        headers: parts.headers.clone(),
+        uri,
+        control,
+        born: Instant::now(),
+        last: None,
+        pending,
+    };
+    // Frames above the frame limit fail at their header (the connection drops mid-send); the
+    // message limit is checked once a message is read (close 1009).
+    let settings = state.settings();
+    let upgrade = upgrade
+        .max_frame_size(settings.ws_max_frame_bytes)
+        .max_message_size(settings.ws_max_message_bytes.max(settings.ws_max_frame_bytes).max(64 << 20));
+    let mut response = upgrade.on_upgrade(move |socket| socket_state.run(socket));
+    response.headers_mut().extend(headers);
+    with_set_cookies(response, Some(&cookies))
+}
+
+/// Why the backend refuses the upgrade: no `OpenAI-Beta`, an account with `ws_refused` (426),
+/// another account's installation or session id (403).
+fn refusal(state: &SimState, account: &Account, request: &HeaderMap, headers: &HeaderMap) -> Option<Response> {
+    let beta_ok = request
         .get_all("openai-beta")
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -58,38 +123,13 @@ pub async fn upgrade(
         } else {
             "Upgrade Required: missing OpenAI-Beta: responses_websockets"
         };
-        return json_response_with(StatusCode::UPGRADE_REQUIRED, &json!({"detail": detail}), headers);
+        return Some(json_response_with(StatusCode::UPGRADE_REQUIRED, &json!({"detail": detail}), headers.clone()));
     }
-    if let Err(mismatch) = crate::codex::check_installation(&state, &account, &parts.headers, None) {
+    if let Err(mismatch) = crate::codex::check_installation(state, account, request, None) {
         let body = crate::codex::installation_mismatch_body(&mismatch);
-        return json_response_with(StatusCode::FORBIDDEN, &body, headers);
+        return Some(json_response_with(StatusCode::FORBIDDEN, &body, headers.clone()));
     }
-    let upgrade = match upgrade {
-        Ok(upgrade) => upgrade,
-        Err(rejection) => {
-            let mut response = rejection.into_response();
-            response.headers_mut().extend(headers);
-            return response;
-        }
-    };
-    let socket_state = Socket {
-        state: state.clone(),
-        account_id: account.id.clone(),
-        headers: parts.headers.clone(),
-        uri,
-        control: parts.extensions.get::<Arc<ConnControl>>().cloned(),
-        born: Instant::now(),
-        last: None,
-    };
-    // Frames above the frame limit fail at their header (the connection drops mid-send); the
-    // message limit is checked once a message is read (close 1009).
-    let settings = state.settings();
-    let upgrade = upgrade
-        .max_frame_size(settings.ws_max_frame_bytes)
-        .max_message_size(settings.ws_max_message_bytes.max(settings.ws_max_frame_bytes).max(64 << 20));
-    let mut response = upgrade.on_upgrade(move |socket| socket_state.run(socket));
-    response.headers_mut().extend(headers);
-    response
+    None
 }
 
 /// The response kept in memory on a socket.
@@ -106,6 +146,8 @@ struct Socket {
     control: Option<Arc<ConnControl>>,
     born: Instant,
     last: Option<Last>,
+    /// The script entry the upgrade took (it set the 101's cookies): the first response's.
+    pending: Option<Directive>,
 }
 
 /// What the loop does after a frame.
@@ -238,10 +280,17 @@ impl Socket {
             }
         };
         let mut directive = inherited.overlay(&own);
-        if let Some(queued) = self.state.pop_script(&self.account_id) {
+        if let Some(queued) = self.pending.take().or_else(|| self.state.pop_socket_script(&self.account_id)) {
             directive = directive.overlay(&queued);
         }
         let prewarm = frame.get("generate") == Some(&Value::Bool(false));
+        if directive.reset_before_head == Some(true) {
+            // The frame was read and recorded; the connection dies before any answer frame.
+            if let Some(control) = &self.control {
+                control.request_reset();
+            }
+            return Next::Abort;
+        }
         if let Some(status) = directive.status.filter(|_| !prewarm) {
             return send(socket, self.scripted_error(status, &directive, &account)).await;
         }
@@ -290,6 +339,7 @@ impl Socket {
                     }
                     return Next::Abort;
                 }
+                Some(Fault::Stall) => return stall(socket, &self.state).await,
                 None => {}
             }
             let pause = delivery.pause_before(index);
@@ -331,6 +381,20 @@ impl Socket {
             .collect();
         let error = usage_limit_body(account)["error"].clone();
         json!({"type": "error", "status": 429, "error": error, "headers": headers})
+    }
+}
+
+/// Sends nothing more: reads (and drops) the client's frames until it goes away or the
+/// simulator shuts down.
+async fn stall(socket: &mut WebSocket, state: &SimState) -> Next {
+    loop {
+        tokio::select! {
+            () = state.shutdown.cancelled() => return Next::Abort,
+            message = socket.recv() => match message {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return Next::Abort,
+                Some(Ok(_)) => {}
+            },
+        }
     }
 }
 

@@ -87,7 +87,7 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
         Ok(received) => received,
         Err(response) => return response,
     };
-    state.record("POST", &received.uri, &received.headers, &received.body, None);
+    let seq = state.record("POST", &received.uri, &received.headers, &received.body, None);
     let body = match received.json_or_form() {
         Ok(body) => body,
         Err(why) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &why),
@@ -102,7 +102,12 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
             Ok(set) => token_answer(&set, OPENAI_SCOPE),
             Err(response) => response,
         },
-        "refresh_token" => refresh(&state, body.get("refresh_token").and_then(Value::as_str).unwrap_or("")).await,
+        "refresh_token" => {
+            let response =
+                refresh(&state, body.get("refresh_token").and_then(Value::as_str).unwrap_or(""), received.tls).await;
+            state.record_set_cookies(seq, response.headers());
+            response
+        }
         "urn:ietf:params:oauth:grant-type:token-exchange" => {
             json_response(StatusCode::OK, &json!({"access_token": token("sk-sim-"), "token_type": "Bearer"}))
         }
@@ -112,7 +117,7 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
     }
 }
 
-async fn refresh(state: &SimState, refresh_token: &str) -> Response {
+async fn refresh(state: &SimState, refresh_token: &str, tls: bool) -> Response {
     let (account_id, token_state, scripted, banned) = match state.use_refresh_token(refresh_token, Provider::Openai) {
         Ok(found) => found,
         Err(_) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "Invalid refresh token"),
@@ -135,6 +140,9 @@ async fn refresh(state: &SimState, refresh_token: &str) -> Response {
             return oauth_error(status, "server_error", "The authorization server had an internal error");
         }
         Some(RefreshOutcome::Delay { delay_ms }) => tokio::time::sleep(Duration::from_millis(delay_ms)).await,
+        Some(RefreshOutcome::Challenge { status }) => {
+            return crate::edge::challenge::answer(StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN), tls);
+        }
         None => {}
     }
     if banned {

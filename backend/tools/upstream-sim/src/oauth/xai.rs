@@ -76,7 +76,7 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
         Ok(received) => received,
         Err(response) => return response,
     };
-    state.record("POST", &received.uri, &received.headers, &received.body, None);
+    let seq = state.record("POST", &received.uri, &received.headers, &received.body, None);
     let body = match received.json_or_form() {
         Ok(body) => body,
         Err(why) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &why),
@@ -91,7 +91,11 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
             Ok(set) => token_answer(&set, XAI_SCOPE),
             Err(response) => response,
         },
-        "refresh_token" => refresh(&state, &field("refresh_token")).await,
+        "refresh_token" => {
+            let response = refresh(&state, &field("refresh_token"), received.tls).await;
+            state.record_set_cookies(seq, response.headers());
+            response
+        }
         DEVICE_GRANT => device_token(&state, &field("device_code"), received.tls),
         other => {
             oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", &format!("unsupported grant_type `{other}`"))
@@ -99,7 +103,7 @@ async fn token_endpoint(State(state): State<Arc<SimState>>, request: Request) ->
     }
 }
 
-async fn refresh(state: &SimState, refresh_token: &str) -> Response {
+async fn refresh(state: &SimState, refresh_token: &str, tls: bool) -> Response {
     let invalid = |why: &str| oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", why);
     let Ok((account_id, token_state, scripted, banned)) = state.use_refresh_token(refresh_token, Provider::Xai) else {
         return invalid("refresh token is invalid");
@@ -114,6 +118,9 @@ async fn refresh(state: &SimState, refresh_token: &str) -> Response {
             return oauth_error(status, "server_error", "internal error");
         }
         Some(RefreshOutcome::Delay { delay_ms }) => tokio::time::sleep(Duration::from_millis(delay_ms)).await,
+        Some(RefreshOutcome::Challenge { status }) => {
+            return crate::edge::challenge::answer(StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN), tls);
+        }
         None => {}
     }
     if banned {

@@ -76,6 +76,9 @@ pub async fn create(State(state): State<Arc<SimState>>, request: Request) -> Res
     if let Some(message) = shape::refusal(&body, directive.tool.as_deref()) {
         return invalid(&message);
     }
+    if let Some(key) = directive.codex_only_key() {
+        return invalid(&format!("sim directive key `{key}` is served on the Codex backend only"));
+    }
     if let Some(ms) = directive.header_delay_ms {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }

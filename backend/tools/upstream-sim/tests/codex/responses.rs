@@ -423,3 +423,37 @@ async fn answers_are_compressed_when_the_request_asks() {
     let plain = post_codex(&sim, &tokens, &codex_body("hi")).await;
     assert!(!plain.headers().contains_key("content-encoding"), "nothing asked, nothing compressed");
 }
+
+/// A short rate limit is not the usage limit: its own body, and the headers still describe the
+/// account's real windows.
+#[tokio::test]
+async fn a_short_rate_limit_keeps_the_real_windows_and_retry_after_forms() {
+    let (sim, tokens) = sim_with_openai("plus").await;
+    let patch =
+        AccountPatch { primary_used_percent: Some(12.5), secondary_used_percent: Some(30.0), ..Default::default() };
+    sim.update_account("acct", patch).expect("account");
+    let response =
+        post_codex(&sim, &tokens, &codex_body("sim: status=429 code=rate_limit_exceeded retry_after=3")).await;
+    assert_eq!(response.status(), 429);
+    assert_eq!(response.headers()["retry-after"], "3");
+    assert_eq!(response.headers()["x-codex-primary-used-percent"], "12.5");
+    assert_eq!(response.headers()["x-codex-secondary-used-percent"], "30");
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["error"]["type"], "rate_limit_exceeded");
+    assert_eq!(body["error"]["code"], "rate_limit_exceeded");
+    assert!(body["error"]["message"].is_string());
+    assert!(body["error"].get("resets_at").is_none() && body["error"].get("resets_in_seconds").is_none(), "{body}");
+
+    let overloaded =
+        post_codex(&sim, &tokens, &codex_body("sim: status=503 code=server_is_overloaded retry_after=5")).await;
+    assert_eq!(overloaded.status(), 503);
+    assert_eq!(overloaded.headers()["retry-after"], "5");
+    assert_eq!(overloaded.json::<Value>().await.expect("json")["error"]["code"], "server_is_overloaded");
+
+    let dated = post_codex(&sim, &tokens, &codex_body("sim: status=429 retry_after_date=120")).await;
+    let value = dated.headers()["retry-after"].to_str().expect("text").to_owned();
+    let now = upstream_sim::ids::now_unix();
+    assert!((now + 115..=now + 125).any(|t| upstream_sim::ids::http_date(t) == value), "{value}");
+    assert!(value.ends_with(" GMT") && value.len() == 29, "IMF-fixdate: {value}");
+    sim.shutdown().await;
+}

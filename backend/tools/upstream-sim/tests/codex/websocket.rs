@@ -15,15 +15,27 @@ fn ws_url(sim: &SimHandle) -> String {
 }
 
 async fn connect(sim: &SimHandle, tokens: &TokenSet, beta: bool) -> Result<Socket, WsError> {
+    let beta: &[(&str, &str)] = if beta { &[("openai-beta", "responses_websockets=2026-02-06")] } else { &[] };
+    connect_with(sim, tokens, beta).await.map(|(socket, _)| socket)
+}
+
+/// Upgrades with `extra` headers; the socket and the 101's headers.
+async fn connect_with(
+    sim: &SimHandle,
+    tokens: &TokenSet,
+    extra: &[(&str, &str)],
+) -> Result<(Socket, http::HeaderMap), WsError> {
     let mut request = ws_url(sim).into_client_request().expect("request");
     let headers = request.headers_mut();
     headers.insert("authorization", format!("Bearer {}", tokens.access_token).parse().expect("header"));
     headers.insert("chatgpt-account-id", tokens.account_id.parse().expect("header"));
-    if beta {
-        headers.insert("openai-beta", "responses_websockets=2026-02-06".parse().expect("header"));
+    for (name, value) in extra {
+        headers.append(http::HeaderName::from_bytes(name.as_bytes()).expect("name"), value.parse().expect("value"));
     }
-    tokio_tungstenite::connect_async(request).await.map(|(socket, _)| socket)
+    tokio_tungstenite::connect_async(request).await.map(|(socket, response)| (socket, response.headers().clone()))
 }
+
+const BETA: (&str, &str) = ("openai-beta", "responses_websockets=2026-02-06");
 
 async fn send(socket: &mut Socket, frame: Value) {
     socket.send(Message::text(frame.to_string())).await.expect("send");
@@ -196,5 +208,108 @@ async fn a_frame_above_the_frame_limit_drops_the_connection() {
     let _ = socket.send(Message::text(create(&"x".repeat(8192)).to_string())).await;
     assert!(!matches!(socket.next().await, Some(Ok(Message::Text(_)))), "no answer to a dropped frame");
     assert_eq!(sim.requests().iter().filter(|r| r.method == "WS").count(), 0);
+    sim.shutdown().await;
+}
+
+/// The edge answers the upgrade itself: a challenged account, an `x-sim` challenge or page on
+/// the upgrade request, or a queued edge entry get that answer instead of 101.
+#[tokio::test]
+async fn the_edge_answers_the_upgrade_instead_of_101() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    sim.update_account("acct", AccountPatch { challenged: Some(true), ..Default::default() }).expect("account");
+    match connect(&sim, &tokens, true).await {
+        Err(WsError::Http(response)) => {
+            assert_eq!(response.status(), 403);
+            assert_eq!(response.headers()["cf-mitigated"], "challenge");
+            let body = String::from_utf8(response.body().clone().unwrap_or_default()).expect("utf-8");
+            assert!(body.contains("<title>Just a moment...</title>"));
+        }
+        other => panic!("expected a challenge, got {:?}", other.map(|_| ())),
+    }
+    let upgrade = sim.requests().pop().expect("the upgrade is recorded");
+    assert_eq!(upgrade.method, "GET");
+    assert!(upgrade.set_cookies[0].starts_with("__cf_bm="));
+    sim.update_account("acct", AccountPatch { challenged: Some(false), ..Default::default() }).expect("account");
+
+    match connect_with(&sim, &tokens, &[BETA, ("x-sim", "challenge=503")]).await {
+        Err(WsError::Http(response)) => assert_eq!(response.status(), 503),
+        other => panic!("expected a challenge, got {:?}", other.map(|_| ())),
+    }
+    sim.script("acct", "page=html status=522", 1).expect("account");
+    match connect(&sim, &tokens, true).await {
+        Err(WsError::Http(response)) => {
+            assert_eq!(response.status(), 522);
+            assert_eq!(response.headers()["server"], "cloudflare");
+        }
+        other => panic!("expected a 522 page, got {:?}", other.map(|_| ())),
+    }
+    match connect_with(&sim, &tokens, &[BETA, ("x-sim-reset-before-head", "1")]).await {
+        Err(WsError::Io(error)) => assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset),
+        other => panic!("expected a reset, got {:?}", other.map(|_| ())),
+    }
+    let mut socket = connect(&sim, &tokens, true).await.expect("a normal upgrade afterwards");
+    send(&mut socket, create("hi")).await;
+    assert_eq!(turn(&mut socket).await.last().expect("terminal")["type"], "response.completed");
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn set_cookie_goes_on_the_101() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    let (_socket, headers) =
+        connect_with(&sim, &tokens, &[BETA, ("x-sim-set-cookie", "ws=1; Max-Age=60")]).await.expect("upgrade");
+    assert_eq!(headers["set-cookie"], "ws=1; Max-Age=60");
+    assert_eq!(sim.requests().pop().expect("recorded").set_cookies, ["ws=1; Max-Age=60"]);
+
+    // A queued entry with cookies is the upgrade's; the rest of it is the first response's.
+    sim.script("acct", "set_cookie='q=2|r=3' text=queued", 1).expect("account");
+    let (mut socket, headers) = connect_with(&sim, &tokens, &[BETA]).await.expect("upgrade");
+    let cookies: Vec<&str> = headers.get_all("set-cookie").iter().map(|v| v.to_str().expect("text")).collect();
+    assert_eq!(cookies, ["q=2", "r=3"]);
+    send(&mut socket, create("hi")).await;
+    let completed = turn(&mut socket).await.pop().expect("terminal");
+    assert_eq!(completed["response"]["output"][0]["content"][0]["text"], "queued");
+    send(&mut socket, create("hi")).await;
+    let completed = turn(&mut socket).await.pop().expect("terminal");
+    assert_ne!(completed["response"]["output"][0]["content"][0]["text"], "queued");
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn stall_after_and_reset_before_head_on_a_socket() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    send(&mut socket, create("sim: stall_after=3")).await;
+    for _ in 0..2 + 3 {
+        next_json(&mut socket).await;
+    }
+    let silent = tokio::time::timeout(std::time::Duration::from_millis(300), socket.next()).await;
+    assert!(silent.is_err(), "nothing more on the socket, no close: {silent:?}");
+    drop(socket);
+
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    sim.script("acct", "reset_before_head=1", 1).expect("account");
+    send(&mut socket, create("hi")).await;
+    match socket.next().await {
+        Some(Err(WsError::Io(error))) => assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset),
+        other => panic!("expected a reset before any frame, got {other:?}"),
+    }
+    sim.shutdown().await;
+}
+
+/// The edge sees only a socket's handshake: a queued challenge waits for the next request it
+/// sees, and a frame's own `challenge` key does nothing.
+#[tokio::test]
+async fn an_open_socket_leaves_a_queued_challenge_to_the_next_request() {
+    let (sim, tokens) = sim_with_openai("pro").await;
+    let mut socket = connect(&sim, &tokens, true).await.expect("upgrade");
+    sim.script("acct", "challenge=403", 1).expect("account");
+    send(&mut socket, create("sim: challenge=403")).await;
+    assert_eq!(turn(&mut socket).await.last().expect("terminal")["type"], "response.completed");
+    let response = crate::support::post_codex(&sim, &tokens, &crate::support::codex_body("hi")).await;
+    assert_eq!(response.status(), 403);
+    assert_eq!(response.headers()["cf-mitigated"], "challenge");
+    send(&mut socket, create("hi")).await;
+    assert_eq!(turn(&mut socket).await.last().expect("terminal")["type"], "response.completed");
     sim.shutdown().await;
 }

@@ -199,3 +199,45 @@ async fn scripted_refresh_failures_and_revocation() {
     assert_eq!((status, body["error"]["code"].as_str()), (401, Some("account_deactivated")));
     sim.shutdown().await;
 }
+
+/// Cloudflare's challenge on the token endpoint: queued, from the control API's refresh script,
+/// or persistent; the refresh token is not used by a challenged refresh.
+#[tokio::test]
+async fn a_refresh_can_be_challenged_by_the_edge() {
+    let sim = sim().await;
+    let tokens = sim.add_account(AccountSpec::openai("a")).expect("account");
+    let url = format!("{}/oauth/token", sim.oauth_issuer_url());
+    let body = json!({"client_id": CLIENT_ID, "grant_type": "refresh_token", "refresh_token": tokens.refresh_token});
+    let refresh = || client().post(&url).json(&body).send();
+
+    sim.push_refresh_outcomes("a", vec![RefreshOutcome::Challenge { status: 403 }]).expect("account");
+    crate::support::assert_challenge(refresh().await.expect("answer"), 403, false).await;
+    let recorded = sim.requests().pop().expect("recorded");
+    assert!(recorded.set_cookies[0].starts_with("__cf_bm="));
+
+    let script = client()
+        .post(format!("{}/_sim/accounts/a/refresh-script", sim.base_url()))
+        .json(&json!({"outcomes": [{"kind": "challenge"}, {"kind": "challenge", "status": 503}]}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(script.status(), 200);
+    crate::support::assert_challenge(refresh().await.expect("answer"), 403, false).await;
+    crate::support::assert_challenge(refresh().await.expect("answer"), 503, false).await;
+
+    let persistent = client()
+        .patch(format!("{}/_sim/accounts/a", sim.base_url()))
+        .json(&json!({"refresh_failure": {"kind": "challenge"}}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(persistent.status(), 200);
+    for _ in 0..2 {
+        crate::support::assert_challenge(refresh().await.expect("answer"), 403, false).await;
+    }
+    sim.update_account("a", upstream_sim::AccountPatch { refresh_failure: Some(None), ..Default::default() })
+        .expect("account");
+    let (status, _) = refresh_json(&sim, &tokens.refresh_token).await;
+    assert_eq!(status, 200, "no challenged refresh used the token");
+    sim.shutdown().await;
+}

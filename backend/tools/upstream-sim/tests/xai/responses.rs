@@ -314,3 +314,41 @@ async fn tool_kinds_and_items_the_proxy_does_not_know_are_refused() {
     assert_eq!(call.expect("a call of the declared function")["name"], json!("lookup"));
     sim.shutdown().await;
 }
+
+/// The Codex edge's keys are refused on xAI; the stream and Retry-After faults work here too.
+#[tokio::test]
+async fn codex_edge_keys_are_refused_and_shared_faults_work() {
+    let (sim, tokens) = sim_with_xai("supergrok").await;
+    for directive in
+        ["sim: challenge=403", "sim: page=html status=502", "sim: set_cookie=a=1", "sim: reset_before_head=1"]
+    {
+        for path in ["/responses", "/chat/completions"] {
+            let body = if path == "/responses" {
+                json!({"input": directive, "stream": true})
+            } else {
+                json!({"model": "grok-4.5", "messages": [{"role": "user", "content": directive}], "stream": true})
+            };
+            let response = xai_request(&sim, &tokens, path).json(&body).send().await.expect("request");
+            assert_eq!(response.status(), 400, "{directive} on {path}");
+            let error = response.json::<Value>().await.expect("json")["error"].as_str().unwrap_or_default().to_owned();
+            assert!(error.contains("Codex backend only"), "{error}");
+        }
+    }
+    let dated = xai_request(&sim, &tokens, "/responses")
+        .json(&json!({"input": "sim: status=429 retry_after_date=60"}))
+        .send()
+        .await
+        .expect("request");
+    assert!(dated.headers()["retry-after"].to_str().expect("text").ends_with(" GMT"));
+    let mut stalled = xai_request(&sim, &tokens, "/responses")
+        .json(&json!({"input": "sim: stall_after=1", "stream": true}))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(stalled.status(), 200);
+    let first = stalled.chunk().await.expect("readable").expect("one event");
+    assert!(std::str::from_utf8(&first).expect("utf-8").contains("response.created"));
+    let silent = tokio::time::timeout(std::time::Duration::from_millis(300), stalled.chunk()).await;
+    assert!(silent.is_err(), "then nothing: {silent:?}");
+    sim.shutdown().await;
+}
