@@ -83,6 +83,8 @@ pub struct AdminPorts {
     pub backup_daemon: Arc<BackupDaemon>,
     pub cooldowns: Arc<dyn Cooldowns>,
     pub in_flight: Arc<dyn InFlightCounts>,
+    /// Each account's cookie jar, read without values for the account detail.
+    pub cookies: Arc<dyn gateway_core::ports::CookieJarStore>,
     /// Publishes committed revisions; the live stream subscribes to it.
     pub notifier: Arc<dyn ChangeNotifier>,
     /// One per provider that can import/export credentials.
@@ -139,6 +141,7 @@ impl AdminServices {
             cooldowns: ports.cooldowns,
             in_flight: ports.in_flight,
             usage: ports.usage.clone(),
+            cookies: ports.cookies,
         };
         let accounts = AccountsService::new(accounts::AccountPorts {
             uow: uow.clone(),

@@ -81,9 +81,10 @@ pub enum RefreshError {
     /// The credential cannot be refreshed any more; the terminal facts carry `reason`.
     #[error("the credential is unusable: {reason}")]
     Terminal { reason: String },
-    /// The upstream failed for now; the next try is scheduled at `retry_at`.
+    /// The upstream failed for now (`fault`: the token endpoint or its edge); the next try is
+    /// scheduled at `retry_at`.
     #[error("refresh failed for now: {message}")]
-    Transient { message: String, retry_at: Option<OffsetDateTime> },
+    Transient { message: String, retry_at: Option<OffsetDateTime>, fault: crate::fault::Fault },
     /// The credential has no refresh token.
     #[error("the credential has no refresh token")]
     NoRefreshToken,
@@ -105,6 +106,7 @@ impl RefreshError {
             Self::InProgressElsewhere => "refresh_in_progress",
             Self::WritePending => "refresh_write_pending",
             Self::Terminal { .. } => "credential_unusable",
+            Self::Transient { fault: crate::fault::Fault::TokenEndpointChallenge, .. } => "refresh_challenged",
             Self::Transient { .. } => "refresh_failed",
             Self::NoRefreshToken => "no_refresh_token",
             Self::Unreadable => "credential_unreadable",

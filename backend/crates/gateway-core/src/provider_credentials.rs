@@ -98,6 +98,11 @@ impl<C: DecodedCredential> ProviderCredentials<C> {
                 Err(AttemptFailure::new(Fault::CredentialRefused, SendState::NotSent, "no_refresh_token"))
             }
             Err(RefreshError::Unreadable) => Err(unusable("credential_unreadable")),
+            // The token endpoint (or its edge) failed for now: the account is back when the
+            // refresh is retried.
+            Err(RefreshError::Transient { message, retry_at, fault }) => {
+                Err(AttemptFailure::new(fault, SendState::NotSent, message).until(retry_at))
+            }
             Err(err) => Err(AttemptFailure::new(Fault::TokenEndpointUnavailable, SendState::NotSent, err.to_string())),
         }
     }

@@ -53,6 +53,7 @@ pub fn ports(
         backup_daemon,
         cooldowns: redis.clone(),
         in_flight: redis.clone(),
+        cookies: store.clone(),
         notifier: redis,
         importers: vec![Arc::new(openai) as Arc<dyn CredentialImporter>, Arc::new(xai) as Arc<dyn CredentialImporter>],
         actions: Arc::new(AccountChecks::new(accounts.refresher.clone(), accounts.prober.clone())),

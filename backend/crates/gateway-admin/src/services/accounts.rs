@@ -38,6 +38,13 @@ pub struct ViewPorts {
     pub cooldowns: Arc<dyn Cooldowns>,
     pub in_flight: Arc<dyn InFlightCounts>,
     pub usage: Arc<dyn UsageQueries>,
+    pub cookies: Arc<dyn gateway_core::ports::CookieJarStore>,
+}
+
+/// The account's detail besides its view: its model exclusions and its cookies (no values).
+pub struct AccountDetailFacts {
+    pub exclusions: Vec<ModelExclusion>,
+    pub cookies: Option<gateway_core::ports::CookieJarFacts>,
 }
 
 pub struct AccountPorts {
@@ -106,16 +113,17 @@ impl AccountsService {
         account_views::account_view(&self.sources(), id, now, tz).await
     }
 
-    /// The account's view and the models it is excluded from for now.
+    /// The account's view, the models it is excluded from for now and its cookies' facts.
     pub async fn detail(
         &self,
         id: AccountId,
         now: OffsetDateTime,
         tz: &str,
-    ) -> Result<(AccountView, Vec<ModelExclusion>), AdminError> {
+    ) -> Result<(AccountView, AccountDetailFacts), AdminError> {
         let view = self.view(id, now, tz).await?;
         let exclusions = self.ports.views.cooldowns.model_exclusions(id).await?;
-        Ok((view, exclusions))
+        let cookies = self.ports.views.cookies.cookie_jar_facts(id).await?;
+        Ok((view, AccountDetailFacts { exclusions, cookies }))
     }
 
     /// Edits scheduling facts and groups (audited); returns the settings before the change and

@@ -166,12 +166,37 @@ pub struct ModelExclusionView {
     pub until: Option<OffsetDateTime>,
 }
 
+/// One cookie the upstream set on this account's answers: never its value.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CookieView {
+    pub name: String,
+    pub domain: String,
+    pub path: String,
+    /// `null`: a session cookie.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// The account's cookie jar as last stored (the gateway stores changes within seconds).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CookieJarView {
+    /// The egress path the cookies were collected on (`direct` or the proxy without user info).
+    pub egress_path: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+    pub cookies: Vec<CookieView>,
+}
+
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountDetail {
     pub account: AccountItem,
     /// Models this account answered "not supported" for, until the exclusion ends.
     pub model_exclusions: Vec<ModelExclusionView>,
+    /// The cookies the upstream set on this account (names and expiry only); `null`: none.
+    pub cookie_jar: Option<CookieJarView>,
 }
 
 /// One account with the same facts as a list row plus its model exclusions.
@@ -184,15 +209,27 @@ pub async fn get_account(
     QueryParams(q): QueryParams<ZoneQuery>,
 ) -> ApiResult<Json<AccountDetail>> {
     let tz = checked_zone(&api, q.tz.as_deref()).await?;
-    let (view, exclusions) = api.services.accounts.detail(AccountId(id), OffsetDateTime::now_utc(), &tz).await?;
-    let model_exclusions = exclusions
+    let (view, facts) = api.services.accounts.detail(AccountId(id), OffsetDateTime::now_utc(), &tz).await?;
+    let now = OffsetDateTime::now_utc();
+    let cookie_jar = facts.cookies.map(|jar| CookieJarView {
+        egress_path: jar.egress_path,
+        updated_at: jar.updated_at,
+        cookies: jar
+            .cookies
+            .into_iter()
+            .filter(|c| c.expires_at.is_none_or(|at| at > now))
+            .map(|c| CookieView { name: c.name, domain: c.domain, path: c.path, expires_at: c.expires_at })
+            .collect(),
+    });
+    let model_exclusions = facts
+        .exclusions
         .into_iter()
         .map(|e| ModelExclusionView {
             model: e.model,
             until: OffsetDateTime::from_unix_timestamp_nanos(i128::from(e.until.0) * 1_000_000).ok(),
         })
         .collect();
-    Ok(Json(AccountDetail { account: AccountItem::from(&view), model_exclusions }))
+    Ok(Json(AccountDetail { account: AccountItem::from(&view), model_exclusions, cookie_jar }))
 }
 
 /// Editable facts; absent fields are kept.

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::coordination::Lease;
 use crate::domain::{AccountId, AccountRecord, CredentialFacts, CredentialRevision, CredentialSlot, CredentialState};
+use crate::fault::Fault;
 use crate::ports::{CredentialWrite, StorageErrorKind};
 use crate::refresh_schedule::{self, RetryPlan};
 
@@ -76,7 +77,15 @@ impl CredentialRefresher {
                 self.record_failure(&record, facts).await?;
                 Err(RefreshError::NoRefreshToken)
             }
-            Err(RenewFailure::Transient(message)) => {
+            Err(failure @ (RenewFailure::Transient(_) | RenewFailure::Challenged { .. })) => {
+                let (fault, message) = match failure {
+                    RenewFailure::Challenged { status } => {
+                        tracing::warn!(%account, status, "the token endpoint's edge challenged the refresh; the credential is kept");
+                        (Fault::TokenEndpointChallenge, format!("the token endpoint's edge answered {status}"))
+                    }
+                    RenewFailure::Transient(message) => (Fault::TokenEndpointUnavailable, message),
+                    _ => (Fault::TokenEndpointUnavailable, String::new()),
+                };
                 let failures = record.credential_facts.refresh_failure_count.saturating_add(1);
                 let expires = record.credential_facts.access_token_expires_at;
                 match refresh_schedule::after_transient_failure(failures, expires, now) {
@@ -86,7 +95,7 @@ impl CredentialRefresher {
                         facts.next_refresh_at = Some(at);
                         self.record_failure(&record, facts).await?;
                         tracing::info!(%account, failures, retry_at = %at, %message, "refresh failed for now");
-                        Err(RefreshError::Transient { message, retry_at: Some(at) })
+                        Err(RefreshError::Transient { message, retry_at: Some(at), fault })
                     }
                     RetryPlan::GiveUp => {
                         let reason = refresh_schedule::EXPIRED_REASON;

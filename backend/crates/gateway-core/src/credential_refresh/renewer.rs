@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use crate::credential_import::ExchangeFailure;
 use crate::domain::{CredentialDocument, CredentialState, EgressProxy, ProviderKind};
+use crate::fault::Fault;
 
 /// A rotated credential, not yet stored.
 #[derive(Debug, Clone)]
@@ -33,6 +34,10 @@ pub enum TokenRefreshError {
     /// Network, timeout, 5xx, malformed answer: keep the credential and try later.
     #[error("refresh failed for now: {0}")]
     Transient(String),
+    /// An edge in front of the token endpoint answered (a challenge or another page that is
+    /// not the endpoint's JSON): about the egress path, not the token; keep it, try later.
+    #[error("the token endpoint's edge answered {status}")]
+    Challenged { status: u16 },
     /// The credential has no refresh token.
     #[error("the credential has no refresh token")]
     NoRefreshToken,
@@ -45,6 +50,7 @@ impl TokenRefreshError {
         match self {
             Self::Permanent { code } => RenewFailure::Permanent { state: state_of(&code), reason: code },
             Self::Transient(message) => RenewFailure::Transient(message),
+            Self::Challenged { status } => RenewFailure::Challenged { status },
             Self::NoRefreshToken => RenewFailure::NoRefreshToken,
         }
     }
@@ -57,6 +63,7 @@ impl From<TokenRefreshError> for ExchangeFailure {
         let code = match error {
             TokenRefreshError::Permanent { code } => code,
             TokenRefreshError::Transient(_) => "upstream_unavailable".to_owned(),
+            TokenRefreshError::Challenged { .. } => Fault::TokenEndpointChallenge.as_str().to_owned(),
             TokenRefreshError::NoRefreshToken => "no_refresh_token".to_owned(),
         };
         Self { code }
@@ -73,6 +80,9 @@ pub enum RenewFailure {
     /// Network, timeout, 5xx, rate limit, malformed answer: keep the credential, retry later.
     #[error("refresh failed for now: {0}")]
     Transient(String),
+    /// An edge's challenge or page at the token endpoint: keep the credential, retry later.
+    #[error("the token endpoint's edge answered {status}")]
+    Challenged { status: u16 },
     /// The document carries no refresh token (an access-token-only import): it works until it
     /// expires and cannot be renewed.
     #[error("the credential has no refresh token")]

@@ -414,10 +414,10 @@ async fn on_failure(
             if record.attempt_count() >= engine.settings.max_attempts {
                 return Err(pool_refusal::refusal(ctx, state, now_millis()));
             }
-            if step.provider.recover_credential(account_id).await.is_ok() {
-                return Ok(true);
+            match step.provider.recover_credential(account_id).await {
+                Ok(()) => return Ok(true),
+                Err(refused) => recovery_feedback(&refused, failure, &at),
             }
-            failover::cooldown_feedback(Fault::CredentialRefused, failure, &at)
         }
         Next::NextAccount { feedback, avoid_egress } => {
             if avoid_egress {
@@ -437,6 +437,30 @@ async fn on_failure(
     }
     Ok(false)
 }
+
+/// The feedback after a 401 whose credential could not be renewed: while the token endpoint
+/// (or its edge) fails for now, the account is back when the refresh is retried (at least
+/// [`MIN_REFRESH_WAIT`], at most the refused credential's ten minutes); otherwise the
+/// credential is refused for ten minutes.
+fn recovery_feedback(
+    refused: &AttemptFailure,
+    failure: &AttemptFailure,
+    at: &failover::Circumstances<'_>,
+) -> Option<AccountFeedback> {
+    let refused_for = failover::cooldown_feedback(Fault::CredentialRefused, failure, at);
+    if !matches!(refused.fault, Fault::TokenEndpointChallenge | Fault::TokenEndpointUnavailable) {
+        return refused_for;
+    }
+    let longest = match refused_for {
+        Some(AccountFeedback::Cooldown { duration, .. }) => duration,
+        _ => Duration::from_secs(600),
+    };
+    let wait = refused.until.and_then(|until| Duration::try_from(until - at.now).ok()).unwrap_or(MIN_REFRESH_WAIT);
+    Some(AccountFeedback::Cooldown { duration: wait.clamp(MIN_REFRESH_WAIT, longest), fault: refused.fault })
+}
+
+/// Shortest cooldown after a refresh that failed for now.
+const MIN_REFRESH_WAIT: Duration = Duration::from_secs(5);
 
 /// When the account that got `feedback` is expected back: at the cooldown's end, else now (an
 /// exclusion is for one model; another model may use the account).

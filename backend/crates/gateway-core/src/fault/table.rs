@@ -246,7 +246,7 @@ pub static ROWS: &[FaultRow] = &[
         "a challenge or another edge page (not JSON) at the OAuth token endpoint",
         Blame::Egress,
         CooldownRule::RefreshBackoff,
-        Some("credential.refresh_challenged"),
+        None,
     ),
     refresh(
         Fault::TokenEndpointUnavailable,

@@ -83,6 +83,14 @@ impl Refresher {
             Ok(fetched) => fetched,
         };
         let (status, bytes) = (fetched.status, fetched.body);
+        if !(200..300).contains(&status)
+            && status != 401
+            && gateway_transport::error_source(&fetched.headers, &bytes) != gateway_transport::ErrorSource::Origin
+        {
+            // The edge in front of the endpoint (a challenge, a block, an error page): about the
+            // egress path, not the refresh token, which was never read.
+            return Err(TokenRefreshError::Challenged { status });
+        }
         if !(200..300).contains(&status) {
             let code = error_code(&bytes);
             return Err(match code {
