@@ -8,6 +8,7 @@ mod client_errors;
 mod connections;
 mod crash_recovery;
 mod drain;
+mod edge_faults;
 mod egress_proxies;
 mod egress_proxy_checks;
 mod egress_proxy_logins;
@@ -30,6 +31,7 @@ mod request_faults;
 mod server_spans;
 mod trace_context;
 mod transparency;
+mod upstream_faults;
 mod websocket_limits;
 
 use serde_json::Value;
