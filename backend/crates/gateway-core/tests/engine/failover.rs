@@ -269,3 +269,22 @@ fn faults_keep_the_codes_stored_before_the_table() {
         assert_eq!(code.parse::<Fault>(), Ok(fault));
     }
 }
+
+/// `docs/reliability.md` ("Upstream faults") has one row per fault, with the table's blame.
+#[test]
+fn fault_table_matches_the_documentation() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../docs/reliability.md");
+    let doc = std::fs::read_to_string(path).expect("docs/reliability.md");
+    let section = doc.split("## Upstream faults").nth(1).expect("the section").split("\n## ").next().expect("body");
+    let rows: Vec<Vec<&str>> = section
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .map(|line| line.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), Fault::ALL.len(), "one documented row per fault");
+    for fault in Fault::ALL.iter().copied() {
+        let code = format!("`{}`", fault.as_str());
+        let row = rows.iter().find(|row| row[0] == code).unwrap_or_else(|| panic!("{fault} is documented"));
+        assert_eq!(row[2], fault.row().blame.as_str(), "{fault}: the documented blame");
+    }
+}
