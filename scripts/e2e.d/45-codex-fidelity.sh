@@ -4,6 +4,9 @@
 # API client of the gateway). Header names, header values where they are stable, and top-level
 # body field names and values are compared; every difference must be on the reviewed allow-list
 # `scripts/e2e.d/fidelity/allow-list.txt` (the one place intended differences are written).
+# A second comparison (issue 33) holds the turn the gateway originates for a non-Codex client —
+# the same prompt from the pinned OpenAI Python SDK (`responses.create(stream=True)` on
+# `/v1/responses`) — against the same direct Codex turn, under the allow-list's `[sdk]` section.
 # Prints one `ok - …` line per check.
 set -euo pipefail
 
@@ -93,9 +96,20 @@ answer="$(run_codex "$gw_home" "")"
 last_turn >"$WORK/gateway.json"
 echo "ok - codex through the gateway: the upstream turn recorded"
 
-# ---- 3. The diff ------------------------------------------------------------------------------
-# FIDELITY_OUT=DIR keeps both recorded requests for a closer look.
-[[ -z "${FIDELITY_OUT:-}" ]] || { mkdir -p "$FIDELITY_OUT" && cp "$WORK/direct.json" "$WORK/gateway.json" "$FIDELITY_OUT/"; }
-"$CLIENTS_PYTHON" "$FIDELITY/diff.py" "$WORK/direct.json" "$WORK/gateway.json" "$FIDELITY/allow-list.txt" \
+# ---- 3. An OpenAI SDK client through the gateway (what the gateway originates upstream) -------
+curl -fsS -X DELETE "$SIM/_sim/requests" >/dev/null
+answer="$("$CLIENTS_PYTHON" "$FIDELITY/sdk_turn.py" "$GW" "$KEY" gpt-5.4 "$PROMPT" 2>"$WORK/sdk.err")" \
+  || fail "the SDK turn failed: $(tail -n 20 "$WORK/sdk.err")"
+[[ "$answer" == "hello fidelity" ]] || fail "the SDK turn's answer was: $answer"
+last_turn >"$WORK/sdk.json"
+echo "ok - openai $CLIENTS_OPENAI_PY_VERSION (python) responses.create(stream=True) through the gateway: the upstream turn recorded"
+
+# ---- 4. The diffs -----------------------------------------------------------------------------
+# FIDELITY_OUT=DIR keeps the recorded requests for a closer look.
+[[ -z "${FIDELITY_OUT:-}" ]] || { mkdir -p "$FIDELITY_OUT" && cp "$WORK/direct.json" "$WORK/gateway.json" "$WORK/sdk.json" "$FIDELITY_OUT/"; }
+"$CLIENTS_PYTHON" "$FIDELITY/diff.py" "$WORK/direct.json" "$WORK/gateway.json" "$FIDELITY/allow-list.txt" codex \
   || fail "the gateway's upstream request differs from Codex's beyond the allow-list (see above)"
 echo "ok - codex fidelity: headers and top-level body fields match up to the allow-list"
+"$CLIENTS_PYTHON" "$FIDELITY/diff.py" "$WORK/direct.json" "$WORK/sdk.json" "$FIDELITY/allow-list.txt" sdk \
+  || fail "the gateway's upstream request for the SDK turn differs from Codex's beyond the allow-list's [sdk] section (see above)"
+echo "ok - sdk fidelity: the gateway's turn for an SDK client matches Codex's up to the allow-list's [sdk] section"

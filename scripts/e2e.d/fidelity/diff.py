@@ -1,7 +1,9 @@
 """The fidelity diff: Codex's own request (recorded by the simulator) against the gateway's.
 
-usage: diff.py DIRECT.json GATEWAY.json ALLOW-LIST.txt
+usage: diff.py DIRECT.json GATEWAY.json ALLOW-LIST.txt SECTION
 
+DIRECT is Codex's turn straight to the simulator; GATEWAY the upstream turn the gateway sent,
+for Codex as its client (SECTION `codex`) or for an OpenAI SDK client's turn (SECTION `sdk`).
 Each JSON file is one request as `GET /_sim/requests` records it (`headers` as [name, value]
 pairs, `body` as text). Compared:
 - header names: present in one and not the other;
@@ -9,12 +11,15 @@ pairs, `body` as text). Compared:
   base64url runs -> <id>, integers past 10^12 -> <unix-ms>): two Codex runs differ in their session, thread and request ids,
   not in their shape;
 - top-level body fields: names, their order, and their values (normalised the same way).
-- header order of the names both send (`host` and `content-length` left out), as HTTP/2 shows it.
+- header order of the names both send (`host` and `content-length` left out), as HTTP/2 shows it;
+  `content-length` by presence, not value (the body's fields are compared instead).
 Never allow-listed: each request names one installation id wherever it names one (header,
 `client_metadata`, the JSON inside `x-codex-turn-metadata`), so a client's id cannot ride along
 beside the account's; and the gateway's User-Agent carries Codex's version and platform.
 Every difference must match an allow-list line `KIND NAME WHAT` (KIND header|body, WHAT
-value|missing|extra|order; `*` as NAME for order). Exit 1 when one does not; allow-list lines
+value|missing|extra|order; `*` as NAME for order) in the file's `[SECTION]` (a line `[codex]`
+or `[sdk]` starts a section; each comparison reads only its own, so a difference allowed for
+one client's turn is never allowed for the other's). Exit 1 when one does not; allow-list lines
 that matched nothing are reported (a stale entry is a finding too) but do not fail.
 """
 
@@ -59,12 +64,28 @@ def headers_of(request):
     return {name: sorted(json.dumps(header_value(v), sort_keys=True) for v in values) for name, values in out.items()}
 
 
-def load_allow_list(path):
+SECTIONS = ("codex", "sdk")
+SECTION_LINE = re.compile(r"^\[([a-z]+)\]$")
+
+
+def load_allow_list(path, wanted):
+    """The entries of section `wanted`: {(kind, name, what): reason}."""
     allowed = {}
+    section = None
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             text = line.split("#", 1)[0].strip()
             if not text:
+                continue
+            header = SECTION_LINE.match(text)
+            if header:
+                if header.group(1) not in SECTIONS:
+                    sys.exit(f"{path}:{number}: unknown section `{text}` (expected one of {SECTIONS})")
+                section = header.group(1)
+                continue
+            if section is None:
+                sys.exit(f"{path}:{number}: an entry before the first `[section]` line")
+            if section != wanted:
                 continue
             parts = text.split()
             if len(parts) != 3 or parts[0] not in ("header", "body") or parts[2] not in ("value", "missing", "extra", "order"):
@@ -74,6 +95,9 @@ def load_allow_list(path):
 
 
 HOP_HEADERS = {"host", "content-length"}
+# Compared by presence only: the length follows the body (its fields are compared one by one),
+# and a compressed body has the length of its frame.
+LENGTH_HEADERS = {"content-length"}
 UA = re.compile(r"^([^/]+)/(\S+) \(([^)]*)\) (\S+)")
 
 
@@ -126,7 +150,7 @@ def differences(direct, gateway):
             found.append((("header", name, "missing"), f"Codex sends `{name}: {dh[name]}`, the gateway does not"))
         elif name not in dh:
             found.append((("header", name, "extra"), f"the gateway sends `{name}: {gh[name]}`, Codex does not"))
-        elif dh[name] != gh[name]:
+        elif dh[name] != gh[name] and name not in LENGTH_HEADERS:
             found.append((("header", name, "value"), f"`{name}`: Codex {dh[name]} / gateway {gh[name]}"))
     db, gb = json.loads(direct["body"]), json.loads(gateway["body"])
     for name in sorted(set(db) | set(gb)):
@@ -144,8 +168,10 @@ def differences(direct, gateway):
 
 
 def main():
+    if len(sys.argv) != 5 or sys.argv[4] not in SECTIONS:
+        sys.exit(f"usage: diff.py DIRECT.json GATEWAY.json ALLOW-LIST.txt {'|'.join(SECTIONS)}")
     direct, gateway = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:3])
-    allowed = load_allow_list(sys.argv[3])
+    allowed = load_allow_list(sys.argv[3], sys.argv[4])
     used = set()
     unlisted = 0
     for text in invariants(direct, gateway):

@@ -56,13 +56,21 @@ async fn the_client_body_reaches_upstream_unchanged_but_for_the_controlled_edits
         .rev()
         .find(|r| r.path.ends_with("/codex/responses"))
         .expect("the simulator received the call");
-    // `temperature` is refused by the Codex backend and dropped; every other byte is kept.
+    // `temperature` is refused by the Codex backend and dropped; every other byte is kept, and
+    // as the client is not Codex, Codex's turn fields follow its own (decision 0330).
     let expected = body.replace(r#","temperature":0.2"#, "");
-    assert_eq!(received.body, expected);
+    let kept = expected.strip_suffix('}').expect("an object");
+    assert!(received.body.starts_with(&format!("{kept},")), "{}", received.body);
+    let sent: serde_json::Value = serde_json::from_str(&received.body).expect("json");
+    let added: Vec<&str> = sent.as_object().expect("object").keys().skip(6).map(String::as_str).collect();
+    assert_eq!(added, ["tool_choice", "parallel_tool_calls", "include", "prompt_cache_key", "client_metadata"]);
     let header = |name: &str| received.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
     assert_eq!(header("originator").as_deref(), Some("codex_cli_rs"), "client headers never override protocol headers");
-    let session = header("session_id").expect("the client's spelling is kept");
+    // The client's `session_id` seeds the turn's conversation id, sent in Codex's spelling.
+    assert!(header("session_id").is_none());
+    let session = header("session-id").expect("Codex's session header");
     assert!(session != "sess-1" && uuid::Uuid::parse_str(&session).is_ok(), "the account's value (decision 0233)");
+    assert_eq!(sent["prompt_cache_key"], session.as_str());
     assert!(header("authorization").is_some_and(|v| v.starts_with("Bearer ") && !v.contains(&gateway.key)));
     assert_eq!(header("chatgpt-account-id").as_deref(), Some("acct-a"));
 }

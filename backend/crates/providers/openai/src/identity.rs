@@ -67,6 +67,13 @@ impl AccountIdentity {
         self.conversation.upstream_value(value)
     }
 
+    /// A UUID this account presents for an identifier the gateway mints itself (the ids of a
+    /// turn it originates for a non-Codex client, `codex_turn.rs`): stable for the same `seed`
+    /// on the same account, different per account, never equal to a derived client value.
+    pub fn minted_id(&self, seed: &str) -> String {
+        self.conversation.minted_uuid(seed)
+    }
+
     /// Replaces the client's identifiers in the body: `prompt_cache_key`, and in
     /// `client_metadata` (an object) the installation ids and conversation ids, also inside a
     /// member holding a JSON object. Member order and other members are kept.

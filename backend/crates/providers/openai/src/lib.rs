@@ -7,7 +7,9 @@
 //!
 //! Invariants:
 //! - byte-transparent: request fields and their order are kept except the controlled edits
-//!   (model mapping, `stream`/`store` as the backend requires, parameters it refuses); upstream
+//!   (model mapping, `stream`/`store` as the backend requires, parameters it refuses, and for a
+//!   non-Codex client's turn the Codex fields that change nothing in its answer, `codex_turn.rs`);
+//!   upstream
 //!   SSE frames reach the client as the original bytes; gateway-internal frames are consumed;
 //! - one `execute` selects one credential and prepares one cold stream: no hidden account
 //!   switching or retry;
@@ -21,6 +23,7 @@
 pub mod catalog;
 pub mod claims;
 pub mod classify;
+pub mod codex_turn;
 pub mod compact;
 pub mod config;
 pub mod cookie_jars;
@@ -35,6 +38,7 @@ pub mod provider;
 pub mod rate_limits;
 pub mod refresh;
 pub mod renewer;
+pub mod request_compression;
 pub mod request_profile;
 pub mod settings;
 pub mod socket_route;

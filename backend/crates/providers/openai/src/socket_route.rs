@@ -157,7 +157,7 @@ impl SocketRoute {
         let view = RequestBody::parse(&merged).map_err(|_| lost())?;
         let identity = http.identity(call, credential);
         let body = Transport::backend_body(&merged, &view, call.upstream_model, &identity);
-        http.send_body(call, credential, body).await
+        http.send_body(call, credential, body, None).await
     }
 }
 

@@ -22,6 +22,7 @@ use secrecy::ExposeSecret;
 use time::OffsetDateTime;
 
 use crate::classify::{ErrorAnswer, MAX_ERROR_BODY, classify, classify_transport};
+use crate::codex_turn::CodexTurn;
 use crate::cookie_jars::AccountCookies;
 use crate::credential::OpenAiCredential;
 use crate::identity::{AccountIdentity, IdentityKey};
@@ -137,24 +138,32 @@ impl Transport {
         AccountIdentity::of(call.account, credential, &self.identity_key)
     }
 
-    /// The body as the backend requires it; every other byte stays the client's. Nothing is
-    /// copied: the result points into the client's body, plus the edits' own few bytes.
-    pub fn upstream_body(call: &UpstreamCall<'_>, identity: &AccountIdentity) -> SplicedBody {
+    /// The body as the backend requires it (with an originated turn's fields, `codex_turn.rs`);
+    /// every other byte stays the client's. Nothing is copied: the result points into the
+    /// client's body, plus the edits' own few bytes.
+    pub fn upstream_body(call: &UpstreamCall<'_>, identity: &AccountIdentity, turn: Option<&CodexTurn>) -> SplicedBody {
         if call.operation == Operation::ResponsesCompact {
             return crate::compact::body(call.body, call.view, call.upstream_model, identity);
         }
-        Self::backend_body(call.body, call.view, call.upstream_model, identity)
+        let mut edit = Self::backend_edit(call.body, call.view, call.upstream_model, identity);
+        if let Some(turn) = turn {
+            turn.edit_body(call.body, call.view, &mut edit);
+        }
+        edit.splice(call.body, call.view)
     }
 
-    /// [`Transport::upstream_body`] of any body (`view` parsed from it).
+    /// [`Transport::upstream_body`] of any body (`view` parsed from it), as the client sent it.
     pub fn backend_body(
         body: &Bytes,
         view: &RequestBody,
         upstream_model: &str,
         identity: &AccountIdentity,
     ) -> SplicedBody {
-        let shared = body;
-        let body: &[u8] = body;
+        Self::backend_edit(body, view, upstream_model, identity).splice(body, view)
+    }
+
+    /// The edits of [`Transport::backend_body`].
+    fn backend_edit(body: &[u8], view: &RequestBody, upstream_model: &str, identity: &AccountIdentity) -> BodyEdit {
         let mut edit = BodyEdit::new();
         if view.string(body, "model").ok().flatten().as_deref() != Some(upstream_model) {
             edit.set_string("model", upstream_model);
@@ -183,7 +192,7 @@ impl Transport {
             edit.wrap("input", BARE_INPUT_PREFIX, BARE_INPUT_SUFFIX);
         }
         identity.edit_body(body, view, &mut edit);
-        edit.splice(shared, view)
+        edit
     }
 
     /// The request headers, in the order Codex sends them (its own `x-codex-*` and session
@@ -239,17 +248,20 @@ impl Transport {
         credential: &OpenAiCredential,
     ) -> Result<UpstreamReply, AttemptFailure> {
         let identity = self.identity(call, credential);
-        self.send_body(call, credential, Self::upstream_body(call, &identity)).await
+        let turn = CodexTurn::for_call(call, &identity, OffsetDateTime::now_utc());
+        self.send_body(call, credential, Self::upstream_body(call, &identity, turn.as_ref()), turn.as_ref()).await
     }
 
-    /// Sends `body` (already in the backend's form) for `call`.
+    /// Sends `body` (already in the backend's form) for `call`; `turn`: a turn the gateway
+    /// originates for a non-Codex client (its headers, the body compressed).
     pub async fn send_body(
         &self,
         call: &UpstreamCall<'_>,
         credential: &OpenAiCredential,
         body: SplicedBody,
+        turn: Option<&CodexTurn>,
     ) -> Result<UpstreamReply, AttemptFailure> {
-        let headers = self.headers(call, credential)?;
+        let (headers, body) = crate::codex_turn::outbound(turn, self.headers(call, credential)?, body).await;
         let compact = call.operation == Operation::ResponsesCompact;
         let started = Instant::now();
         let request = HttpRequest {

@@ -3,6 +3,7 @@
 
 mod catalog;
 mod classify;
+mod codex_turn;
 mod identity;
 mod oauth;
 mod quota;

@@ -65,11 +65,22 @@ impl ConversationIds {
         out
     }
 
+    /// A UUID the gateway mints for a turn it originates (`codex_turn.rs`), from `seed` whatever
+    /// its shape: HMAC-SHA-256(account key, "minted" label, seed), apart from every value derived
+    /// from a client's identifier.
+    pub fn minted_uuid(&self, seed: &str) -> String {
+        self.uuid_of(b"minted\0", seed)
+    }
+
     /// A version-4-shaped UUID from HMAC-SHA-256(account key, value). The client's version and
     /// timestamp bits (a v7 UUID dates its session) are not kept.
     fn derived_uuid(&self, value: &str) -> String {
+        self.uuid_of(b"conversation\0", value)
+    }
+
+    fn uuid_of(&self, label: &[u8], value: &str) -> String {
         let mut mac = hmac_with(&self.account_key);
-        mac.update(b"conversation\0");
+        mac.update(label);
         mac.update(value.as_bytes());
         let digest = mac.finalize().into_bytes();
         let mut bytes = [0u8; 16];
