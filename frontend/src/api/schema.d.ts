@@ -1127,6 +1127,7 @@ export interface components {
             account: components["schemas"]["AccountItem"];
             /** @description Models this account answered "not supported" for, until the exclusion ends. */
             modelExclusions: components["schemas"]["ModelExclusionView"][];
+            cookieJar?: components["schemas"]["CookieJarView"] | null;
         };
         AccountItem: {
             /** Format: int64 */
@@ -1340,6 +1341,25 @@ export interface components {
         CompleteRequest: {
             /** @description The whole address the browser landed on after consent (or only its query). */
             callbackUrl: string;
+        };
+        /** @description The account's cookie jar as last stored (the gateway stores changes within seconds). */
+        CookieJarView: {
+            /** @description The egress path the cookies were collected on (`direct` or the proxy without user info). */
+            egressPath: string;
+            /** Format: date-time */
+            updatedAt: string;
+            cookies: components["schemas"]["CookieView"][];
+        };
+        /** @description One cookie the upstream set on this account's answers: never its value. */
+        CookieView: {
+            name: string;
+            domain: string;
+            path: string;
+            /**
+             * Format: date-time
+             * @description `null`: a session cookie.
+             */
+            expiresAt?: string | null;
         };
         CreatedApiKey: {
             /** @description The plaintext key, shown once; send it as `Authorization: Bearer …`. */

@@ -45,7 +45,7 @@ export default {
     enabledToast: '{name} enabled.', disabledToast: '{name} disabled.', deleted: '{name} deleted.', deleteTitle: 'Delete {name}?', deleteImpact: 'The account leaves every group it is in ({groups}) and stops serving at once. Its request history stays.',
     detailTabs: 'Account sections', tab: { overview: 'Overview', traffic: 'Traffic', requests: 'Requests', events: 'Events', catalog: 'Catalog' },
     scheduling: 'Scheduling', cap: 'Concurrency cap', capInherit: 'inherit ({n})', savedScheduling: 'Scheduling saved.', savedGroups: 'Groups saved.',
-    credential: 'Credential', credState: 'State', accessExpires: 'Access token expires', nextRefresh: 'Next refresh', refreshFailures: 'Refresh failures', externalId: 'Upstream account id', exclusions: 'Model exclusions', noExclusions: 'No model is excluded for this account.',
+    credential: 'Credential', credState: 'State', accessExpires: 'Access token expires', nextRefresh: 'Next refresh', refreshFailures: 'Refresh failures', externalId: 'Upstream account id', exclusions: 'Model exclusions', noExclusions: 'No model is excluded for this account.', cookies: 'Upstream cookies', noCookies: 'The upstream has set no cookie on this account.', sessionCookie: 'session',
     method: 'Method', methods: { oauth: 'OAuth paste-back', device: 'Device code', import: 'Import' },
   },
   oauth: {

@@ -47,7 +47,7 @@ const zhCN: typeof en = {
     enabledToast: '已启用 {name}。', disabledToast: '已停用 {name}。', deleted: '已删除 {name}。', deleteTitle: '删除 {name}？', deleteImpact: '该账号将离开其所在的全部分组（{groups} 个）并立即停止服务。请求历史会保留。',
     detailTabs: '账号分区', tab: { overview: '概览', traffic: '流量', requests: '请求', events: '事件', catalog: '模型目录' },
     scheduling: '调度', cap: '并发上限', capInherit: '继承（{n}）', savedScheduling: '调度设置已保存。', savedGroups: '分组已保存。',
-    credential: '凭据', credState: '状态', accessExpires: '访问令牌过期时间', nextRefresh: '下次刷新', refreshFailures: '刷新失败次数', externalId: '上游账号 ID', exclusions: '排除的模型', noExclusions: '此账号没有被排除的模型。',
+    credential: '凭据', credState: '状态', accessExpires: '访问令牌过期时间', nextRefresh: '下次刷新', refreshFailures: '刷新失败次数', externalId: '上游账号 ID', exclusions: '排除的模型', noExclusions: '此账号没有被排除的模型。', cookies: '上游 Cookie', noCookies: '上游尚未为此账号设置 Cookie。', sessionCookie: '会话',
     method: '方式', methods: { oauth: 'OAuth 回贴地址', device: '设备码', import: '导入' },
   },
   oauth: {
