@@ -4,6 +4,7 @@
 mod catalog;
 mod classify;
 mod codex_turn;
+mod cookie_jars;
 mod identity;
 mod oauth;
 mod quota;
