@@ -24,12 +24,12 @@ pub(crate) fn seal_jar(
 }
 
 pub(crate) fn facts_json(cookies: &[CookieFacts]) -> Result<String, StorageError> {
-    serde_json::to_string(cookies).map_err(|e| corrupt("account_cookies.cookies", &e.to_string()))
+    serde_json::to_string(cookies).map_err(|e| corrupt("account_cookies.cookies", e.to_string()))
 }
 
 fn cookies(row: &impl RowColumns) -> Result<Vec<CookieFacts>, StorageError> {
     let text: String = row.col("cookies")?;
-    serde_json::from_str(&text).map_err(|e| corrupt("account_cookies.cookies", &e.to_string()))
+    serde_json::from_str(&text).map_err(|e| corrupt("account_cookies.cookies", e.to_string()))
 }
 
 pub(crate) fn facts_from_row(row: &impl RowColumns) -> Result<CookieJarFacts, StorageError> {
