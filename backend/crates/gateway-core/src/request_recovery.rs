@@ -120,26 +120,7 @@ impl RequestRecovery {
             .filter(|boot| *boot != self.own && Some(*boot) != take_over.recorded)
             .collect();
         take_over.gone.extend(take_over.recorded);
-        if !found.is_empty() {
-            match self.heartbeats.boots_alive(&found).await {
-                Ok(alive) => {
-                    for (boot, alive) in found.into_iter().zip(alive) {
-                        if alive { take_over.live.push(boot) } else { take_over.gone.push(boot) }
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, %replica, "cannot ask whether this replica's earlier boots are alive; their rows wait");
-                    take_over.unknown = found;
-                }
-            }
-        }
-        for boot in &take_over.live {
-            tracing::warn!(
-                %replica,
-                %boot,
-                "a live process runs under this replica name; its rows are left alone (give every replica its own server.replica_name)"
-            );
-        }
+        self.sort_by_heartbeat(replica, found, &mut take_over).await;
         for boot in take_over.gone.clone() {
             match self.heartbeats.release_boot(boot).await {
                 Ok(freed) => take_over.slots_released += freed,
@@ -150,6 +131,32 @@ impl RequestRecovery {
             take_over.rows_closed += self.close_restarted_boot(replica, boot).await?;
         }
         Ok(take_over)
+    }
+
+    /// Sorts the boots `found` under `replica` into gone (no heartbeat), live (warned about:
+    /// another process uses the name) and unknown (coordination could not be asked).
+    async fn sort_by_heartbeat(&self, replica: &ReplicaName, found: Vec<BootId>, take_over: &mut TakeOver) {
+        if found.is_empty() {
+            return;
+        }
+        match self.heartbeats.boots_alive(&found).await {
+            Ok(alive) => {
+                for (boot, alive) in found.into_iter().zip(alive) {
+                    if alive { take_over.live.push(boot) } else { take_over.gone.push(boot) }
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, %replica, "cannot ask whether this replica's earlier boots are alive; their rows wait");
+                take_over.unknown = found;
+            }
+        }
+        for boot in &take_over.live {
+            tracing::warn!(
+                %replica,
+                %boot,
+                "a live process runs under this replica name; its rows are left alone (give every replica its own server.replica_name)"
+            );
+        }
     }
 
     /// Closes every running row of `boot` under `replica` (`replica_restarted`). Returns the count.

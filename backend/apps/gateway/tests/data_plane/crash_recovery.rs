@@ -180,7 +180,11 @@ async fn kill_9_drill(env: &[(&str, &str)], loss: RedisLoss) -> RestartTimings {
         rows_after_restart: restarted.elapsed(),
         rows_after_kill: killed.elapsed(),
     };
-    eprintln!("kill -9 drill ({loss:?}, {env:?}): {timings:?}");
+    eprintln!(
+        "kill -9 drill ({loss:?}, {env:?}): ready {:?} after the restart, first request {:?}, rows incomplete {:?} \
+         after the restart ({:?} after the kill)",
+        timings.ready, timings.first_request, timings.rows_after_restart, timings.rows_after_kill
+    );
     assert_recovered_rows(&pool, &ids, "replica_restarted").await;
     timings
 }
