@@ -3,6 +3,7 @@
 //! with the defaults (data under `.runtime/`), the simulator as the only upstream.
 
 mod backup_restore;
+mod crash_recovery;
 mod instance;
 mod migrate_store;
 mod mode;
@@ -115,6 +116,14 @@ impl Install {
 
     pub fn server_log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGKILL and reap: a crash (no drain, no clean-up).
+    pub fn crash(&mut self) {
+        if let Some(mut child) = self.server.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 
     /// SIGTERM and wait: a clean stop.

@@ -294,6 +294,11 @@ pub struct Replica {
 }
 
 impl Replica {
+    /// The replica's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
     /// Waits until this replica logged loading the gateway's current `config_revision`.
     pub async fn wait_for_reload(&self, gateway: &Gateway) {
         let pool = gateway.pool().await;

@@ -72,10 +72,14 @@ pub struct RequestDetail {
 
 impl RequestDetail {
     /// Whether the attempts list is known to be complete: not while the request runs, nor when
-    /// the row was closed by stale recovery (its last observations may have been dropped).
+    /// the row was closed by recovery (`stale_recovered`, `replica_lost`, `replica_restarted`:
+    /// its process's last observations may have been lost with it).
     pub fn attempts_complete(&self) -> bool {
         self.request.status != RequestStatus::Running
-            && !matches!(self.request.outcome.error_code.as_deref(), Some("stale_recovered" | "replica_lost"))
+            && !matches!(
+                self.request.outcome.error_code.as_deref(),
+                Some("stale_recovered" | "replica_lost" | "replica_restarted")
+            )
     }
 
     /// The request as a row of the list.

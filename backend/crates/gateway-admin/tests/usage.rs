@@ -36,3 +36,47 @@ fn errors_map_to_stable_codes_and_statuses_without_internals() {
     let from_storage: AdminError = StorageError::not_found("account", 7).into();
     assert_eq!(from_storage.code(), "not_found");
 }
+
+/// A finished row closed with `error_code`.
+fn closed_row(error_code: Option<&str>) -> gateway_admin::usage::RequestDetail {
+    use gateway_core::domain::{
+        LatencySplits, ModelRequestRecord, RequestId, RequestOutcome, RequestStart, RequestStatus, RoutingSnapshot,
+        SendState, Transport,
+    };
+    let now = time::OffsetDateTime::now_utc();
+    let start = RequestStart {
+        id: RequestId::new(),
+        client_key_id: None,
+        requested_model: "gpt-5".to_owned(),
+        operation: "responses.create".to_owned(),
+        transport: Transport::Http,
+        stream: true,
+        routing: RoutingSnapshot::All,
+        started_at: now,
+        deadline_at: now,
+        runner: None,
+    };
+    let outcome = RequestOutcome { error_code: error_code.map(str::to_owned), ..RequestOutcome::default() };
+    let request = ModelRequestRecord {
+        start,
+        status: RequestStatus::Incomplete,
+        send_state: SendState::Sent,
+        provider: None,
+        account_id: None,
+        attempts: Vec::new(),
+        outcome,
+        downstream_committed_at: Some(now),
+        finished_at: Some(now),
+        latency: LatencySplits::default(),
+    };
+    gateway_admin::usage::RequestDetail { request, client_key_name: None, account_email: None }
+}
+
+#[test]
+fn attempts_are_incomplete_on_rows_closed_by_recovery() {
+    for code in ["stale_recovered", "replica_lost", "replica_restarted"] {
+        assert!(!closed_row(Some(code)).attempts_complete(), "{code}: its last observations may be missing");
+    }
+    assert!(closed_row(Some("upstream_reset")).attempts_complete());
+    assert!(closed_row(None).attempts_complete());
+}

@@ -117,6 +117,24 @@ impl RequestLog for FlakyLog {
         Ok(Vec::new())
     }
 
+    async fn running_boots_of(
+        &self,
+        _replica: &gateway_core::domain::ReplicaName,
+        _limit: u32,
+    ) -> Result<Vec<BootId>, StorageError> {
+        Ok(Vec::new())
+    }
+
+    async fn recover_restarted_boot(
+        &self,
+        _replica: &gateway_core::domain::ReplicaName,
+        _boot: BootId,
+        _now: OffsetDateTime,
+        _limit: u32,
+    ) -> Result<Vec<RequestId>, StorageError> {
+        Ok(Vec::new())
+    }
+
     async fn delete_requests_before(&self, _cutoff: OffsetDateTime, _limit: u32) -> Result<u64, StorageError> {
         Ok(0)
     }

@@ -43,6 +43,22 @@ impl RequestLog for Log {
     async fn recover_boot(&self, _: BootId, _: OffsetDateTime, _: u32) -> Result<Vec<RequestId>, StorageError> {
         Ok(Vec::new())
     }
+    async fn running_boots_of(
+        &self,
+        _: &gateway_core::domain::ReplicaName,
+        _: u32,
+    ) -> Result<Vec<BootId>, StorageError> {
+        Ok(Vec::new())
+    }
+    async fn recover_restarted_boot(
+        &self,
+        _: &gateway_core::domain::ReplicaName,
+        _: BootId,
+        _: OffsetDateTime,
+        _: u32,
+    ) -> Result<Vec<RequestId>, StorageError> {
+        Ok(Vec::new())
+    }
     async fn delete_requests_before(&self, cutoff: OffsetDateTime, limit: u32) -> Result<u64, StorageError> {
         self.request_cutoffs.lock().expect("lock").push(cutoff);
         Ok(take(&self.old_requests, limit))

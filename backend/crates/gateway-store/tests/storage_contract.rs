@@ -85,6 +85,7 @@ macro_rules! storage_contract_suite {
             a_terminal_row_can_still_raise_its_watermark,
             stale_recovery_marks_incomplete_in_bounded_batches_and_never_replays,
             the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_received,
+            a_restarted_replica_closes_the_running_requests_of_its_own_earlier_boots_only,
             request_retention_deletes_finished_rows_in_bounded_batches,
             a_batch_writes_requests_that_ended_in_it_as_finished_rows,
             a_large_batch_writes_every_row_with_its_own_values,

@@ -1,6 +1,7 @@
 //! Crash recovery wiring: who this process is (replica name + boot), the slot heartbeat, the
 //! request-recovery worker, and the take-over of what a crashed predecessor left at start.
-//! Decision: `docs/decisions/0151-replica-identity-and-slot-heartbeat.md`.
+//! Decisions: `docs/decisions/0151-replica-identity-and-slot-heartbeat.md`,
+//! `docs/decisions/0325-restarted-replica-closes-its-predecessors-rows.md`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -48,7 +49,8 @@ pub struct Recovery {
 }
 
 /// Builds the registry of held slots and the request recovery, and registers their workers:
-/// `slot-heartbeat` every third of the slot TTL, and `request-recovery` every sixth; a dead
+/// `slot-heartbeat` every third of the slot TTL (it also renews the replica's record), and
+/// `request-recovery` every sixth; a dead
 /// boot's rows are recovered once its heartbeat has been missing for 2/5 of a TTL — longer than
 /// one heartbeat period, so a live replica whose key Redis lost has re-created it by then. With
 /// the default 30 s: slots free within 30 s of a crash, rows within about 52 s.
@@ -63,14 +65,15 @@ pub fn build(
         Arc::new(RequestRecovery::new(storage.facts.clone(), storage.coordination.clone(), runner.boot, ttl * 2 / 5));
     let period = ttl / 3;
     let heartbeat = {
-        let (held, coordination) = (held.clone(), storage.coordination.clone());
+        let (held, coordination, replica) = (held.clone(), storage.coordination.clone(), runner.replica.clone());
         FnWorker::periodic("slot-heartbeat", period, move || {
-            let (held, coordination) = (held.clone(), coordination.clone());
+            let (held, coordination, replica) = (held.clone(), coordination.clone(), replica.clone());
             Box::pin(async move {
                 let outcome = held.beat(coordination.as_ref(), ttl).await?;
                 if outcome.lost > 0 {
                     tracing::warn!(lost = outcome.lost, "held slots had expired before the heartbeat");
                 }
+                renew_replica_record(coordination.as_ref(), &replica, held.boot()).await;
                 Ok(())
             })
         })
@@ -87,34 +90,46 @@ pub fn build(
     Ok(Recovery { held, requests, runner, ttl })
 }
 
+/// Writes this boot again as `replica`'s current one, so the record outlives its lifetime
+/// (counted from the last write) for as long as the process runs and is there for the next
+/// start to find its predecessor. A record naming another boot means another process claimed
+/// the name since: two live processes share it (or this one's own claim at start failed).
+async fn renew_replica_record(heartbeats: &dyn ReplicaHeartbeats, replica: &ReplicaName, boot: BootId) {
+    match heartbeats.claim_replica(replica, boot).await {
+        Ok(None) => {}
+        Ok(Some(other)) => tracing::warn!(
+            %replica,
+            %other,
+            "another process recorded itself under this replica name; give every replica its own server.replica_name"
+        ),
+        Err(error) => tracing::warn!(%error, %replica, "cannot renew this replica's record"),
+    }
+}
+
 impl Recovery {
     /// Before serving: marks this boot alive, records it as its replica's current boot, and
-    /// takes over what the previous boot of the same replica left (a crash): frees its slots and
-    /// recovers its running rows at once. Failures only warn: the slots then expire by their TTL
-    /// and the recovery worker takes the rows once the predecessor's heartbeat has lapsed.
+    /// takes over what earlier boots of the same replica left (a crash): frees their slots and
+    /// closes their running rows at once (`replica_restarted`). Failures only warn: the slots
+    /// then expire by their TTL and the recovery worker takes the rows once the predecessor's
+    /// heartbeat has lapsed (`replica_lost`).
     pub async fn take_over_predecessor(&self, heartbeats: &dyn ReplicaHeartbeats) {
         let (replica, boot) = (&self.runner.replica, self.runner.boot);
         if let Err(error) = self.held.beat(heartbeats, self.ttl).await {
             tracing::warn!(%error, "first heartbeat failed");
         }
-        let previous = match heartbeats.claim_replica(replica, boot).await {
-            Ok(previous) => previous,
-            Err(error) => {
-                tracing::warn!(%error, %replica, "cannot look up this replica's previous process");
-                return;
+        match self.requests.take_over_predecessors(replica).await {
+            Ok(take_over) if take_over.gone.is_empty() => {
+                tracing::info!(%replica, %boot, recorded = ?take_over.recorded, "no earlier process of this replica left anything")
             }
-        };
-        let Some(previous) = previous else {
-            tracing::info!(%replica, %boot, "first start of this replica");
-            return;
-        };
-        match heartbeats.release_boot(previous).await {
-            Ok(freed) => tracing::info!(%replica, %previous, freed, "released the previous process's slots"),
-            Err(error) => tracing::warn!(%error, %previous, "cannot release the previous process's slots"),
-        }
-        match self.requests.recover_boot(previous).await {
-            Ok(recovered) => tracing::info!(%replica, %previous, recovered, "recovered the previous process's rows"),
-            Err(error) => tracing::warn!(%error, %previous, "cannot recover the previous process's rows yet"),
+            Ok(take_over) => tracing::info!(
+                %replica,
+                %boot,
+                gone = ?take_over.gone,
+                slots_released = take_over.slots_released,
+                rows_closed = take_over.rows_closed,
+                "took over what the earlier processes of this replica left"
+            ),
+            Err(error) => tracing::warn!(%error, %replica, "cannot close the earlier processes' rows yet"),
         }
     }
 }

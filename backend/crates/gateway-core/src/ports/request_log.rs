@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use crate::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate};
+use crate::domain::{BootId, ModelRequestRecord, ReplicaName, RequestId, RequestStart, RequestUpdate};
 use crate::ports::storage_error::StorageError;
 
 #[async_trait]
@@ -46,6 +46,22 @@ pub trait RequestLog: Send + Sync {
     /// anything. Returns the recovered ids.
     async fn recover_boot(&self, boot: BootId, now: OffsetDateTime, limit: u32)
     -> Result<Vec<RequestId>, StorageError>;
+
+    /// The distinct boots that have rows still `running` recorded under `replica` (at most
+    /// `limit`), for a restarted replica looking for what its earlier boots left.
+    async fn running_boots_of(&self, replica: &ReplicaName, limit: u32) -> Result<Vec<BootId>, StorageError>;
+
+    /// Marks at most `limit` rows of `boot` recorded under `replica` still `running` as
+    /// `incomplete` (`error_code = replica_restarted`, `finished_at = now`): the replica
+    /// restarted and that boot is gone. A row of `boot` under another name is not touched. What
+    /// the client had received is kept; nothing is replayed. Returns the recovered ids.
+    async fn recover_restarted_boot(
+        &self,
+        replica: &ReplicaName,
+        boot: BootId,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<RequestId>, StorageError>;
 
     /// Deletes at most `limit` finished rows started before `cutoff`, oldest first.
     async fn delete_requests_before(&self, cutoff: OffsetDateTime, limit: u32) -> Result<u64, StorageError>;

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use sqlx::Row;
 use time::OffsetDateTime;
 
-use gateway_core::domain::{BootId, ModelRequestRecord, RequestId, RequestStart, RequestUpdate};
+use gateway_core::domain::{BootId, ModelRequestRecord, ReplicaName, RequestId, RequestStart, RequestUpdate};
 use gateway_core::ports::{RequestLog, StorageError};
 
 use crate::postgres::column_values::int8;
@@ -118,6 +118,42 @@ impl RequestLog for SqliteStore {
              RETURNING id",
         )
         .bind(boot.0)
+        .bind(micros(now))
+        .bind(int8(u64::from(limit), "limit")?)
+        .fetch_all(self.writer())
+        .await
+        .map_err(storage_error)?;
+        Ok(ids.into_iter().map(RequestId).collect())
+    }
+
+    async fn running_boots_of(&self, replica: &ReplicaName, limit: u32) -> Result<Vec<BootId>, StorageError> {
+        let boots: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "SELECT DISTINCT boot_id FROM model_requests \
+             WHERE status = 'running' AND replica_name = $1 AND boot_id IS NOT NULL LIMIT $2",
+        )
+        .bind(replica.as_str())
+        .bind(int8(u64::from(limit), "limit")?)
+        .fetch_all(self.reader())
+        .await
+        .map_err(storage_error)?;
+        Ok(boots.into_iter().map(BootId).collect())
+    }
+
+    async fn recover_restarted_boot(
+        &self,
+        replica: &ReplicaName,
+        boot: BootId,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<RequestId>, StorageError> {
+        let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "UPDATE model_requests SET status = 'incomplete', error_code = 'replica_restarted', finished_at = $3 \
+             WHERE id IN (SELECT id FROM model_requests \
+                          WHERE status = 'running' AND boot_id = $1 AND replica_name = $2 LIMIT $4) \
+             RETURNING id",
+        )
+        .bind(boot.0)
+        .bind(replica.as_str())
         .bind(micros(now))
         .bind(int8(u64::from(limit), "limit")?)
         .fetch_all(self.writer())

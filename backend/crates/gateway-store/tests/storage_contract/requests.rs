@@ -154,6 +154,72 @@ pub async fn the_rows_of_a_lost_boot_are_recovered_keeping_what_the_client_recei
     h.finish().await
 }
 
+pub async fn a_restarted_replica_closes_the_running_requests_of_its_own_earlier_boots_only(
+    h: impl Harness,
+) -> anyhow::Result<()> {
+    let store = h.store();
+    let (earlier, earliest, current) = (runner("gw-1", 1), runner("gw-1", 2), runner("gw-1", 3));
+    let other = runner("gw-2", 4);
+    let with = |runner: Option<&Runner>| {
+        let mut s = start(now(), Duration::hours(1));
+        s.runner = runner.cloned();
+        s
+    };
+    let (committed, waiting, older, own, elsewhere, legacy) = (
+        with(Some(&earlier)),
+        with(Some(&earlier)),
+        with(Some(&earliest)),
+        with(Some(&current)),
+        with(Some(&other)),
+        with(None),
+    );
+    store
+        .record_starts(&[
+            committed.clone(),
+            waiting.clone(),
+            older.clone(),
+            own.clone(),
+            elsewhere.clone(),
+            legacy.clone(),
+        ])
+        .await?;
+    let mut progress = RequestUpdate::new(committed.id, RequestStatus::Running, SendState::Sent);
+    progress.outcome.http_status = Some(200);
+    progress.downstream_committed_at = Some(now());
+    progress.outcome.client_response_id = Some(b"resp_committed".to_vec());
+    store.record_updates(&[progress]).await?;
+
+    let mut boots = store.running_boots_of(&current.replica, 10).await?;
+    boots.sort();
+    assert_eq!(boots, vec![earlier.boot, earliest.boot, current.boot], "every boot of the name with running rows");
+    assert_eq!(store.running_boots_of(&other.replica, 10).await?, vec![other.boot]);
+    assert_eq!(store.running_boots_of(&current.replica, 1).await?.len(), 1, "bounded");
+
+    assert_eq!(store.recover_restarted_boot(&current.replica, earlier.boot, now(), 1).await?.len(), 1, "bounded");
+    assert_eq!(store.recover_restarted_boot(&current.replica, earlier.boot, now(), 1).await?.len(), 1);
+    assert!(store.recover_restarted_boot(&current.replica, earlier.boot, now(), 1).await?.is_empty());
+    assert!(
+        store.recover_restarted_boot(&current.replica, other.boot, now(), 10).await?.is_empty(),
+        "a boot of another replica name is not this replica's predecessor"
+    );
+    assert_eq!(store.recover_restarted_boot(&current.replica, earliest.boot, now(), 10).await?.len(), 1);
+
+    let row = store.get_request(committed.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::Sent));
+    assert_eq!(row.outcome.error_code.as_deref(), Some("replica_restarted"));
+    assert_eq!(row.outcome.http_status, Some(200));
+    assert!(row.downstream_committed_at.is_some() && row.finished_at.is_some());
+    assert_eq!(row.outcome.client_response_id.as_deref(), Some(&b"resp_committed"[..]));
+    let row = store.get_request(waiting.id).await?;
+    assert_eq!((row.status, row.send_state), (RequestStatus::Incomplete, SendState::NotSent), "kept, not replayed");
+    assert_eq!(store.get_request(older.id).await?.outcome.error_code.as_deref(), Some("replica_restarted"));
+    for untouched in [&own, &elsewhere, &legacy] {
+        assert_eq!(store.get_request(untouched.id).await?.status, RequestStatus::Running);
+    }
+    assert_eq!(store.running_boots_of(&current.replica, 10).await?, vec![current.boot]);
+    h.finish().await
+}
+
 pub async fn request_retention_deletes_finished_rows_in_bounded_batches(h: impl Harness) -> anyhow::Result<()> {
     let store = h.store();
     let old = now() - Duration::days(40);
