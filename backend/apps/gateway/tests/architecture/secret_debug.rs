@@ -25,12 +25,13 @@ use gateway_core::coordination::{FlowClaim, UnixMillis};
 use gateway_core::credential_import::{CandidateContent, ImportCandidate, ImportedCredential, RefreshSeed};
 use gateway_core::credential_refresh::CurrentCredential;
 use gateway_core::credential_refresh::renewer::RenewedCredential;
+use gateway_core::domain::AccountId;
 use gateway_core::domain::{
     AccountProfile, ClientKeySecret, CredentialDocument, CredentialFacts, CredentialRevision, CredentialSlot,
     ProviderData, ProviderKind,
 };
 use gateway_core::oauth_login::{AuthorizationStart, DeviceStart, FlowSecret};
-use gateway_core::ports::CredentialWrite;
+use gateway_core::ports::{CookieFacts, CredentialWrite, StoredCookieJar};
 use gateway_host::config::UpdateConfig;
 use gateway_store::config::{DatabaseConfig, RedisConfig, SecretsConfig};
 use gateway_store::crypto::{Keyring, MasterKey};
@@ -57,6 +58,7 @@ const SWEPT: &[&str] = &[
     "gateway-core::FlowClaim",
     "gateway-core::CurrentCredential",
     "gateway-core::RenewedCredential",
+    "gateway-core::StoredCookieJar",
     "gateway-admin::AccountImport",
     "gateway-admin::AdminApiKeySecret",
     "gateway-admin::AdminSession",
@@ -193,6 +195,24 @@ fn no_swept_type_prints_its_secret() {
         (
             "gateway-core::RenewedCredential",
             format!("{:?}", RenewedCredential { document: document(), access_token_expires_at: None }),
+        ),
+        (
+            "gateway-core::StoredCookieJar",
+            format!(
+                "{:?}",
+                StoredCookieJar {
+                    account: AccountId(7),
+                    egress_path: "direct".to_owned(),
+                    jar: SecretString::from(format!("[{{\"name\":\"__cf_bm\",\"value\":\"{SECRET}\"}}]")),
+                    cookies: vec![CookieFacts {
+                        name: "__cf_bm".to_owned(),
+                        domain: "chatgpt.com".to_owned(),
+                        path: "/".to_owned(),
+                        expires_at: None,
+                    }],
+                    updated_at: time::OffsetDateTime::UNIX_EPOCH,
+                }
+            ),
         ),
     ];
     checked.extend(admin_types());
