@@ -19,6 +19,7 @@ mod quota_windows;
 pub mod redis;
 mod row_columns;
 mod rows;
+pub mod sql;
 mod sql_shared;
 mod sql_transaction;
 pub mod sqlite;

@@ -15,43 +15,30 @@
 mod account_mutations;
 mod accounts;
 mod admin_transaction;
-mod admin_users;
-mod alert_settings;
-mod audit;
-mod audit_search;
 mod backups;
-mod client_key_mutations;
-mod client_keys;
 pub(crate) mod column_values;
 mod cookie_jars;
 mod credentials;
 pub(crate) mod error_mapping;
-mod group_mutations;
-mod groups;
 pub(crate) mod key_rotation;
 pub(crate) mod migrations;
-mod ops_event_queries;
 mod ops_events;
-mod proxy_mutations;
 mod quota;
 pub(crate) mod requests;
 pub(crate) mod row_presence;
-mod runtime_settings;
 pub(crate) mod sealing;
-mod settings_mutations;
 mod snapshot;
 mod store_error;
 pub(crate) mod usage_queries;
 mod usage_rows;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
 use gateway_core::ports::StorageError;
 
-use crate::crypto::Keyring;
+use crate::sql::store::SqlStore;
 
 pub use admin_transaction::PgAdminTransaction;
 pub use key_rotation::{ResealBatch, ResealCounts, ResealReport, SealedKind};
@@ -74,32 +61,16 @@ pub async fn connect(url: &str, max_connections: u32) -> Result<PgStore, StoreEr
     Ok(PgStore::from_pool(pool))
 }
 
-/// The PostgreSQL store. Cheap to clone (pool and keyring are shared).
-#[derive(Clone)]
-pub struct PgStore {
-    pool: PgPool,
-    keyring: Option<Arc<Keyring>>,
-}
-
-impl std::fmt::Debug for PgStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PgStore").field("pool_size", &self.pool.size()).field("keyring", &self.keyring).finish()
-    }
-}
+/// The PostgreSQL store: one pool for reads and writes.
+pub type PgStore = SqlStore<sqlx::Postgres>;
 
 impl PgStore {
     pub fn from_pool(pool: PgPool) -> Self {
-        Self { pool, keyring: None }
-    }
-
-    /// The keyring that seals and opens credentials and backup secrets.
-    pub fn with_keyring(mut self, keyring: Keyring) -> Self {
-        self.keyring = Some(Arc::new(keyring));
-        self
+        SqlStore::with_pools(pool.clone(), pool)
     }
 
     pub fn pool(&self) -> &PgPool {
-        &self.pool
+        &self.writer
     }
 
     /// Applies pending embedded migrations and re-verifies the checksums of applied ones.
@@ -109,23 +80,17 @@ impl PgStore {
 
     /// Same as [`migrate`](Self::migrate) with an explicit migration set.
     pub async fn migrate_with(&self, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
-        migrations::run(&self.pool, set).await
+        migrations::run(&self.writer, set).await
     }
 
     /// Readiness: one round trip.
     pub async fn ping(&self) -> Result<(), StorageError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(error_mapping::storage_error)?;
+        sqlx::query("SELECT 1").execute(&self.writer).await.map_err(error_mapping::storage_error)?;
         Ok(())
     }
 
     /// Closes the pool, waiting for checked-out connections to return.
     pub async fn close(&self) {
-        self.pool.close().await;
-    }
-
-    pub(crate) fn keyring(&self) -> Result<&Keyring, StorageError> {
-        self.keyring
-            .as_deref()
-            .ok_or_else(|| StorageError::Misconfigured("secrets.master_key is not configured".to_owned()))
+        self.writer.close().await;
     }
 }

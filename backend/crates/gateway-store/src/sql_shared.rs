@@ -3,15 +3,10 @@
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
 pub(crate) mod account_reads;
-pub(crate) mod admin_user_reads;
-pub(crate) mod alert_reads;
 pub(crate) mod audit_chain;
 pub(crate) mod backup_jobs;
 pub(crate) mod backup_steps;
-pub(crate) mod client_key_values;
 pub(crate) mod cookie_jars;
 pub(crate) mod credential_store;
 pub(crate) mod migration_runner;
 pub(crate) mod reseal;
-pub(crate) mod settings_reads;
-pub(crate) mod settings_values;

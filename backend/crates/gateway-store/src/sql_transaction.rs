@@ -76,37 +76,37 @@ macro_rules! sql_admin_transaction {
             ) -> Result<(), StorageError> {
                 let keyring = self.keyring.clone();
                 let keyring = keyring.as_deref().ok_or_else($crate::sql_transaction::missing_key)?;
-                proxy_mutations::set_account_proxy(&mut self.tx, keyring, account, proxy).await
+                $crate::sql::egress_proxies::set_account_proxy::<$db>(&mut self.tx, keyring, account, proxy).await
             }
 
             async fn set_group_egress_proxy(&mut self, group: GroupId, proxy: Option<&EgressProxy>) -> Result<(), StorageError> {
                 let keyring = self.keyring.clone();
                 let keyring = keyring.as_deref().ok_or_else($crate::sql_transaction::missing_key)?;
-                proxy_mutations::set_group_proxy(&mut self.tx, keyring, group, proxy).await
+                $crate::sql::egress_proxies::set_group_proxy::<$db>(&mut self.tx, keyring, group, proxy).await
             }
 
             async fn create_group(&mut self, group: &GroupChanges) -> Result<GroupId, StorageError> {
-                group_mutations::create_group(&mut self.tx, group).await
+                $crate::sql::groups::create::<$db>(&mut self.tx, group).await
             }
 
             async fn update_group(&mut self, group: GroupId, changes: &GroupChanges) -> Result<(), StorageError> {
-                group_mutations::update_group(&mut self.tx, group, changes).await
+                $crate::sql::groups::update::<$db>(&mut self.tx, group, changes).await
             }
 
             async fn replace_group_members(&mut self, group: GroupId, accounts: &[AccountId]) -> Result<(), StorageError> {
-                group_mutations::replace_members(&mut self.tx, group, accounts).await
+                $crate::sql::groups::replace_members::<$db>(&mut self.tx, group, accounts).await
             }
 
             async fn delete_group(&mut self, group: GroupId) -> Result<(), StorageError> {
-                group_mutations::delete_group(&mut self.tx, group).await
+                $crate::sql::groups::delete::<$db>(&mut self.tx, group).await
             }
 
             async fn create_client_key(&mut self, key: &NewClientKey) -> Result<ClientKeyId, StorageError> {
-                client_key_mutations::create_client_key(&mut self.tx, key).await
+                $crate::sql::client_keys::create::<$db>(&mut self.tx, key).await
             }
 
             async fn update_client_key(&mut self, key: ClientKeyId, changes: &ClientKeyChanges) -> Result<(), StorageError> {
-                client_key_mutations::update_client_key(&mut self.tx, key, changes).await
+                $crate::sql::client_keys::update::<$db>(&mut self.tx, key, changes).await
             }
 
             async fn replace_client_key_groups(
@@ -114,42 +114,42 @@ macro_rules! sql_admin_transaction {
                 key: ClientKeyId,
                 groups: &[GroupId],
             ) -> Result<KeyScope, StorageError> {
-                client_key_mutations::replace_groups(&mut self.tx, key, groups).await
+                $crate::sql::client_keys::replace_groups::<$db>(&mut self.tx, key, groups).await
             }
 
             async fn delete_client_key(&mut self, key: ClientKeyId) -> Result<(), StorageError> {
-                client_key_mutations::delete_client_key(&mut self.tx, key).await
+                $crate::sql::client_keys::delete::<$db>(&mut self.tx, key).await
             }
 
             async fn create_admin_user(&mut self, user: &NewAdminUser) -> Result<AdminUserId, StorageError> {
-                admin_users::create_admin_user(&mut self.tx, user).await
+                $crate::sql::admin_users::create_admin_user::<$db>(&mut self.tx, user).await
             }
 
             async fn set_admin_password(&mut self, user: AdminUserId, hash: &PasswordHash) -> Result<(), StorageError> {
-                admin_users::set_password(&mut self.tx, user, hash).await
+                $crate::sql::admin_users::set_password::<$db>(&mut self.tx, user, hash).await
             }
 
             async fn set_admin_api_key(&mut self, user: AdminUserId, key: Option<&AdminApiKey>) -> Result<(), StorageError> {
-                admin_users::set_api_key(&mut self.tx, user, key).await
+                $crate::sql::admin_users::set_api_key::<$db>(&mut self.tx, user, key).await
             }
 
             async fn set_admin_totp(&mut self, user: AdminUserId, change: TotpChange<'_>) -> Result<(), StorageError> {
                 let keyring = self.keyring.clone();
-                admin_users::set_totp(&mut self.tx, keyring.as_deref(), user, change).await
+                $crate::sql::admin_users::set_totp::<$db>(&mut self.tx, keyring.as_deref(), user, change).await
             }
 
             async fn update_runtime_settings(&mut self, settings: &RuntimeSettings) -> Result<(), StorageError> {
-                settings_mutations::update_runtime_settings(&mut self.tx, settings).await
+                $crate::sql::settings::update_runtime_settings::<$db>(&mut self.tx, settings).await
             }
 
             async fn update_backup_settings(&mut self, update: &BackupSettingsUpdate) -> Result<(), StorageError> {
                 let keyring = self.keyring.clone();
-                settings_mutations::update_backup_settings(&mut self.tx, keyring.as_deref(), update).await
+                $crate::sql::settings::update_backup_settings::<$db>(&mut self.tx, keyring.as_deref(), update).await
             }
 
             async fn create_alert_webhook(&mut self, webhook: &AlertWebhookWrite) -> Result<AlertWebhookId, StorageError> {
                 let keyring = self.keyring.clone();
-                alert_settings::create_webhook(&mut self.tx, keyring.as_deref(), webhook).await
+                $crate::sql::alert_settings::create_webhook::<$db>(&mut self.tx, keyring.as_deref(), webhook).await
             }
 
             async fn update_alert_webhook(
@@ -158,15 +158,15 @@ macro_rules! sql_admin_transaction {
                 webhook: &AlertWebhookWrite,
             ) -> Result<(), StorageError> {
                 let keyring = self.keyring.clone();
-                alert_settings::update_webhook(&mut self.tx, keyring.as_deref(), id, webhook).await
+                $crate::sql::alert_settings::update_webhook::<$db>(&mut self.tx, keyring.as_deref(), id, webhook).await
             }
 
             async fn delete_alert_webhook(&mut self, id: AlertWebhookId) -> Result<(), StorageError> {
-                alert_settings::delete_webhook(&mut self.tx, id).await
+                $crate::sql::alert_settings::delete_webhook::<$db>(&mut self.tx, id).await
             }
 
             async fn update_alert_rule(&mut self, rule: &AlertRule) -> Result<(), StorageError> {
-                alert_settings::update_rule(&mut self.tx, rule).await
+                $crate::sql::alert_settings::update_rule::<$db>(&mut self.tx, rule).await
             }
 
             async fn commit(mut self: Box<Self>, entry: AuditEntry) -> Result<CommitReceipt, StorageError> {
@@ -177,7 +177,7 @@ macro_rules! sql_admin_transaction {
                 .await
                 .map_err(storage_error)?;
                 let config_revision = ConfigRevision(revision);
-                let audit_event_id = audit::append(&mut self.tx, &entry, config_revision).await?;
+                let audit_event_id = $crate::sql::audit::append::<$db>(&mut self.tx, &entry, config_revision).await?;
                 self.tx.commit().await.map_err(storage_error)?;
                 Ok(CommitReceipt { config_revision, audit_event_id })
             }

@@ -26,44 +26,31 @@
 mod account_mutations;
 mod accounts;
 mod admin_transaction;
-mod admin_users;
-mod alert_settings;
-mod audit;
-mod audit_search;
 mod backups;
-mod client_key_mutations;
-mod client_keys;
 mod cookie_jars;
 mod credentials;
 pub(crate) mod error_mapping;
-mod group_mutations;
-mod groups;
 mod key_rotation;
 mod migrations;
-mod ops_event_queries;
 mod ops_events;
-mod proxy_mutations;
 mod quota;
 mod request_rows;
 mod request_statements;
 mod requests;
-mod runtime_settings;
-mod settings_mutations;
 mod snapshot;
 mod usage_queries;
 mod usage_rows;
 pub(crate) mod values;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use gateway_core::ports::StorageError;
 
-use crate::crypto::Keyring;
 use crate::postgres::{MigrationReport, MigrationSet, StoreError};
+use crate::sql::store::SqlStore;
 
 pub use admin_transaction::SqliteAdminTransaction;
 
@@ -95,7 +82,7 @@ pub async fn open(path: &Path, max_readers: u32) -> Result<SqliteStore, StoreErr
         .connect_with(options.read_only(true).create_if_missing(false))
         .await
         .map_err(|e| StoreError::Open(error_mapping::describe_open_error(&e)))?;
-    Ok(SqliteStore { writer, reader, keyring: None })
+    Ok(SqlStore::with_pools(reader, writer))
 }
 
 /// The SQLite migrations this binary embeds (`migrations/sqlite/`).
@@ -103,37 +90,10 @@ pub fn embedded_migrations() -> MigrationSet {
     migrations::embedded()
 }
 
-/// The SQLite store. Cheap to clone (pools and keyring are shared).
-#[derive(Clone)]
-pub struct SqliteStore {
-    writer: SqlitePool,
-    reader: SqlitePool,
-    keyring: Option<Arc<Keyring>>,
-}
-
-impl std::fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("readers", &self.reader.size()).field("keyring", &self.keyring).finish()
-    }
-}
+/// The SQLite store: one writer connection, `max_readers` read-only ones.
+pub type SqliteStore = SqlStore<sqlx::Sqlite>;
 
 impl SqliteStore {
-    /// The keyring that seals and opens credentials and backup secrets.
-    pub fn with_keyring(mut self, keyring: Keyring) -> Self {
-        self.keyring = Some(Arc::new(keyring));
-        self
-    }
-
-    /// The single-connection pool every write goes through.
-    pub fn writer(&self) -> &SqlitePool {
-        &self.writer
-    }
-
-    /// The read-only pool.
-    pub fn reader(&self) -> &SqlitePool {
-        &self.reader
-    }
-
     /// Applies pending embedded SQLite migrations and re-verifies the checksums of applied ones.
     pub async fn migrate(&self) -> Result<MigrationReport, StoreError> {
         self.migrate_with(&migrations::embedded()).await
@@ -141,24 +101,18 @@ impl SqliteStore {
 
     /// Same as [`migrate`](Self::migrate) with an explicit migration set.
     pub async fn migrate_with(&self, set: &MigrationSet) -> Result<MigrationReport, StoreError> {
-        migrations::run(&self.writer, set).await
+        migrations::run(self.writer(), set).await
     }
 
     /// Readiness: one round trip on a reader.
     pub async fn ping(&self) -> Result<(), StorageError> {
-        sqlx::query("SELECT 1").execute(&self.reader).await.map_err(error_mapping::storage_error)?;
+        sqlx::query("SELECT 1").execute(self.reader()).await.map_err(error_mapping::storage_error)?;
         Ok(())
     }
 
     /// Closes both pools, waiting for checked-out connections to return.
     pub async fn close(&self) {
-        self.reader.close().await;
-        self.writer.close().await;
-    }
-
-    pub(crate) fn keyring(&self) -> Result<&Keyring, StorageError> {
-        self.keyring
-            .as_deref()
-            .ok_or_else(|| StorageError::Misconfigured("secrets.master_key is not configured".to_owned()))
+        self.reader().close().await;
+        self.writer().close().await;
     }
 }

@@ -22,9 +22,6 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::{
-    PgStore, account_mutations, admin_users, alert_settings, audit, client_key_mutations, credentials, group_mutations,
-    proxy_mutations, settings_mutations,
-};
+use crate::postgres::{PgStore, account_mutations, credentials};
 
 crate::sql_transaction::sql_admin_transaction!(PgAdminTransaction, PgStore, Postgres, pool, "PgAdminTransaction");

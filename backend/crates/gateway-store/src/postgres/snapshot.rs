@@ -8,10 +8,9 @@ use gateway_core::ports::{SnapshotFacts, SnapshotSource, StorageError};
 
 use crate::postgres::PgStore;
 use crate::postgres::accounts::{load_account, load_all_accounts};
-use crate::postgres::client_keys::load_all_client_keys;
+
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::groups::load_all_groups;
-use crate::postgres::runtime_settings::{current_config_revision, load_runtime_settings};
+use crate::sql::settings::{current_config_revision, load_runtime_settings};
 
 #[async_trait]
 impl SnapshotSource for PgStore {
@@ -22,16 +21,16 @@ impl SnapshotSource for PgStore {
             .execute(&mut *tx)
             .await
             .map_err(storage_error)?;
-        let (config_revision, settings) = load_runtime_settings(&mut *tx).await?;
+        let (config_revision, settings) = load_runtime_settings::<sqlx::Postgres>(&mut *tx).await?;
         let accounts = load_all_accounts(&mut *tx, keyring).await?;
-        let groups = load_all_groups(&mut *tx, keyring).await?;
-        let client_keys = load_all_client_keys(&mut *tx).await?;
+        let groups = crate::sql::groups::load_all::<sqlx::Postgres>(&mut *tx, keyring).await?;
+        let client_keys = crate::sql::client_keys::load_all::<sqlx::Postgres>(&mut *tx).await?;
         tx.commit().await.map_err(storage_error)?;
         Ok(SnapshotFacts { config_revision, settings, accounts, groups, client_keys })
     }
 
     async fn current_config_revision(&self) -> Result<ConfigRevision, StorageError> {
-        current_config_revision(self.pool()).await
+        current_config_revision::<sqlx::Postgres>(self.pool()).await
     }
 
     async fn load_account(&self, id: AccountId) -> Result<AccountRecord, StorageError> {

@@ -22,10 +22,7 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::crypto::Keyring;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::{
-    SqliteStore, account_mutations, admin_users, alert_settings, audit, client_key_mutations, credentials,
-    group_mutations, proxy_mutations, settings_mutations,
-};
+use crate::sqlite::{SqliteStore, account_mutations, credentials};
 
 crate::sql_transaction::sql_admin_transaction!(
     SqliteAdminTransaction,

@@ -77,8 +77,3 @@ pub(crate) fn sorted_ids(row: &SqliteRow, name: &str) -> Result<Vec<i64>, Storag
 pub(crate) fn opt_string_list(row: &SqliteRow, name: &str) -> Result<Option<Vec<String>>, StorageError> {
     row.opt_json(name)?.map(|v| serde_json::from_value(v).map_err(|e| corrupt(name, e))).transpose()
 }
-
-/// The text a JSON array of strings is stored as.
-pub(crate) fn opt_string_list_text(list: Option<&[String]>) -> Option<String> {
-    list.map(|items| serde_json::Value::from(items.to_vec()).to_string())
-}
