@@ -3,8 +3,9 @@
 //! mimalloc advises its arenas for transparent huge pages (`MADV_HUGEPAGE`). On a kernel whose
 //! THP mode is `madvise` (the common default) every 2 MiB region it touches then becomes
 //! resident whole: the gateway started at ≈ 150 MB RSS before its first request, and 10,000
-//! open streams over TLS + HTTP/2 cost 472 MB instead of 327 MB (`scripts/bench` (d),
-//! decision 0300). Like Redis and most databases, the gateway turns THP off for itself.
+//! open streams over TLS + HTTP/2 cost 472 MB instead of 327 MB (`scripts/bench` (d);
+//! docs/performance.md, Tuning notes: The gateway turns transparent huge pages off for itself).
+//! Like Redis and most databases, the gateway turns THP off for itself.
 
 /// mimalloc's own switch: when it is set, mimalloc decides (`MIMALLOC_ALLOW_THP=1` keeps huge
 /// pages, `0` turns them off the same way).

@@ -28,7 +28,8 @@ async fn commands_with_no_extra_settings_reach_the_running_server() {
     assert_eq!(body["output"][0]["content"][0]["text"], "found the instance", "{body}");
     let accounts = install.cli(&["account", "list"], None);
     assert_eq!(accounts.lines().count(), 2, "a header and the one account: {accounts}");
-    // The server runs in small pages (decision 0300).
+    // The server runs in small pages (docs/performance.md, Tuning notes: The gateway turns
+    // transparent huge pages off for itself).
     let pid = install.server_pid().expect("serving");
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
     assert!(status.lines().any(|line| line.split_whitespace().eq(["THP_enabled:", "0"])), "{status}");
