@@ -12,8 +12,6 @@
 //!
 //! All SQL is runtime SQL (no macros, no database at build time); rows are mapped by hand.
 
-mod account_mutations;
-mod accounts;
 mod admin_transaction;
 mod backups;
 pub(crate) mod column_values;
@@ -25,9 +23,7 @@ pub(crate) mod migrations;
 mod ops_events;
 mod quota;
 pub(crate) mod requests;
-pub(crate) mod row_presence;
 pub(crate) mod sealing;
-mod snapshot;
 mod store_error;
 pub(crate) mod usage_queries;
 mod usage_rows;

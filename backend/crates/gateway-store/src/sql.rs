@@ -13,6 +13,7 @@
 //! two instances; what only one database has (connecting, migrations, backups) stays in
 //! `postgres/` and `sqlite/`.
 
+pub(crate) mod accounts;
 pub(crate) mod admin_users;
 pub(crate) mod alert_settings;
 mod arg;
@@ -24,6 +25,7 @@ pub(crate) mod groups;
 mod links;
 pub(crate) mod ops_event_queries;
 pub(crate) mod settings;
+pub(crate) mod snapshot;
 mod statement;
 pub mod store;
 

@@ -2,7 +2,6 @@
 //! binds, how its result is shaped into the port's answer, and the drivers that loop over
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
-pub(crate) mod account_reads;
 pub(crate) mod audit_chain;
 pub(crate) mod backup_jobs;
 pub(crate) mod backup_steps;

@@ -39,7 +39,7 @@ macro_rules! sql_admin_transaction {
             async fn import_account(&mut self, import: AccountImport) -> Result<ImportOutcome, StorageError> {
                 let keyring = self.keyring.clone();
                 let keyring = keyring.as_deref().ok_or_else($crate::sql_transaction::missing_key)?;
-                account_mutations::import_account(&mut self.tx, keyring, &import).await
+                $crate::sql::accounts::import::<$db>(&mut self.tx, keyring, &import).await
             }
 
             async fn replace_account_credential(
@@ -58,15 +58,15 @@ macro_rules! sql_admin_transaction {
                 account: AccountId,
                 scheduling: &SchedulingFacts,
             ) -> Result<(), StorageError> {
-                account_mutations::update_scheduling(&mut self.tx, account, scheduling).await
+                $crate::sql::accounts::update_scheduling::<$db>(&mut self.tx, account, scheduling).await
             }
 
             async fn replace_account_groups(&mut self, account: AccountId, groups: &[GroupId]) -> Result<(), StorageError> {
-                account_mutations::replace_groups(&mut self.tx, account, groups).await
+                $crate::sql::accounts::replace_groups::<$db>(&mut self.tx, account, groups).await
             }
 
             async fn delete_account(&mut self, account: AccountId) -> Result<(), StorageError> {
-                account_mutations::delete_account(&mut self.tx, account).await
+                $crate::sql::accounts::delete::<$db>(&mut self.tx, account).await
             }
 
             async fn set_account_egress_proxy(

@@ -23,8 +23,6 @@
 //! - Encodings (decision 0181): timestamps as unix microseconds, JSON as text, UUIDs as 16-byte
 //!   blobs.
 
-mod account_mutations;
-mod accounts;
 mod admin_transaction;
 mod backups;
 mod cookie_jars;
@@ -37,7 +35,6 @@ mod quota;
 mod request_rows;
 mod request_statements;
 mod requests;
-mod snapshot;
 mod usage_queries;
 mod usage_rows;
 pub(crate) mod values;

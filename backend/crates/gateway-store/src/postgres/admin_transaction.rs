@@ -22,6 +22,6 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::crypto::Keyring;
 use crate::postgres::error_mapping::storage_error;
-use crate::postgres::{PgStore, account_mutations, credentials};
+use crate::postgres::{PgStore, credentials};
 
 crate::sql_transaction::sql_admin_transaction!(PgAdminTransaction, PgStore, Postgres, pool, "PgAdminTransaction");

@@ -10,11 +10,11 @@ use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
 use crate::postgres::column_values::int4;
-use crate::postgres::row_presence::found;
 use crate::row_columns::RowColumns;
 use crate::rows::alert_settings::{
     complete_rules, kinds_json, open_targets, rule_from_row, seal_secret, target_from_row, webhook_from_row,
 };
+use crate::sql::links::found;
 use crate::sql::store::SqlStore;
 use crate::sql::{Arg, Dialect, Sql, Statement};
 use crate::sql_transaction::missing_key;

@@ -8,10 +8,9 @@ use gateway_core::domain::{ClientKeyId, ClientKeyLimits, ClientKeyRecord, GroupI
 use gateway_core::ports::StorageError;
 
 use crate::postgres::column_values::{opt_int4, opt_int8};
-use crate::postgres::row_presence::found;
 use crate::row_columns::RowColumns;
 use crate::rows::client_keys::client_key_from_row;
-use crate::sql::links::{insert_links, insert_links_sql, lock_row, lock_sql, select_with_ids};
+use crate::sql::links::{found, insert_links, insert_links_sql, lock_row, lock_sql, select_with_ids};
 use crate::sql::store::SqlStore;
 use crate::sql::{Arg, Dialect, On, Sql, Statement};
 

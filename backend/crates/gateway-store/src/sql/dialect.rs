@@ -88,6 +88,9 @@ pub(crate) trait Dialect: Database<Row: RowColumns> {
     /// This dialect's text of a statement.
     fn text(sql: &Sql) -> &'static str;
 
+    /// This driver's errors as the ports' errors.
+    fn storage_error(err: sqlx::Error) -> StorageError;
+
     /// Binds one value the way this database stores it.
     fn bind(query: DialectQuery<Self>, arg: Arg<'_>) -> DialectQuery<Self>;
 

@@ -5,9 +5,9 @@ use gateway_core::domain::{AccountId, EgressProxy, GroupId};
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
-use crate::postgres::row_presence::found;
 use crate::row_columns::RowColumns;
 use crate::rows::egress_proxy::{ProxyColumns, account_proxy_context, group_proxy_context, proxy_columns};
+use crate::sql::links::found;
 use crate::sql::{Dialect, Sql, Statement};
 
 const ACCOUNT_CONTEXT: Sql = Sql::each(

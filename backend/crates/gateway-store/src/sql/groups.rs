@@ -8,10 +8,9 @@ use gateway_core::domain::{AccountGroup, AccountId, GroupId};
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
-use crate::postgres::row_presence::found;
 use crate::row_columns::RowColumns;
 use crate::rows::egress_proxy::{group_proxy_context, proxy_from_row};
-use crate::sql::links::{insert_links, insert_links_sql, lock_row, lock_sql, select_with_ids};
+use crate::sql::links::{found, insert_links, insert_links_sql, lock_row, lock_sql, select_with_ids};
 use crate::sql::store::SqlStore;
 use crate::sql::{Dialect, On, Sql, Statement};
 

@@ -1,9 +1,15 @@
-//! Two steps several aggregates share: locking the row a mutation works on, and replacing the
-//! rows that link it to a list of ids (`unnest` in PostgreSQL, `json_each` in SQLite).
+//! Steps several aggregates share: saying a mutation found its row, locking the row a mutation
+//! works on, and replacing the rows that link it to a list of ids (`unnest` in PostgreSQL,
+//! `json_each` in SQLite).
 
 use gateway_core::ports::StorageError;
 
 use crate::sql::{Arg, Dialect, Sql, Statement};
+
+/// `NotFound` unless exactly one row was touched.
+pub(crate) fn found(rows: u64, entity: &'static str, id: impl std::fmt::Display) -> Result<(), StorageError> {
+    if rows == 1 { Ok(()) } else { Err(StorageError::not_found(entity, id)) }
+}
 
 /// Locks the addressed row for the rest of the transaction (`FOR UPDATE`; SQLite's single writer
 /// connection already serialises every write); `NotFound` if it does not exist. `table` and its

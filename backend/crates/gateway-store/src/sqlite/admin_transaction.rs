@@ -22,7 +22,7 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::crypto::Keyring;
 use crate::sqlite::error_mapping::storage_error;
-use crate::sqlite::{SqliteStore, account_mutations, credentials};
+use crate::sqlite::{SqliteStore, credentials};
 
 crate::sql_transaction::sql_admin_transaction!(
     SqliteAdminTransaction,

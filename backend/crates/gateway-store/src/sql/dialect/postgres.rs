@@ -13,6 +13,10 @@ impl Dialect for Postgres {
         sql.postgres
     }
 
+    fn storage_error(err: sqlx::Error) -> StorageError {
+        storage_error(err)
+    }
+
     fn bind(query: DialectQuery<Self>, arg: Arg<'_>) -> DialectQuery<Self> {
         match arg {
             Arg::Int8(v) => query.bind(v),
