@@ -15,6 +15,7 @@
 
 pub mod account_slots;
 pub mod acquire;
+pub mod acquire_plan;
 pub mod admission;
 pub mod affinity;
 pub mod circuit;
