@@ -1,21 +1,25 @@
-//! Contract: the acquire decision is core's `selection::decide` — checked over random pools
-//! (property test) and by the strategies that depend on the store's own clock.
+//! Contract: an acquire is core's acquire plan (`acquire_plan::run`, around
+//! `selection::decide`) — checked over random pools (property test) and by the strategies that
+//! depend on the store's own clock.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use anyhow::{anyhow, ensure};
+use gateway_core::coordination::acquire_plan;
 use gateway_core::coordination::{
-    AccountLease, AcquireOutcome, AffinityRequest, Coordination, ReplacedAttempt, SessionSignal, SignalSource,
+    AccountCandidate, AccountLease, AcquireOutcome, AdmissionDenial, AffinityRequest, Coordination, Grant,
+    ReplacedAttempt, SessionSignal, SignalSource, UnixMillis,
 };
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RotationStrategy};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId, RotationStrategy};
 use gateway_core::fault::Fault;
-use gateway_core::selection::{Binding, CandidateView, Decision, QuotaStanding, SelectionView, SlotState, decide};
+use gateway_core::selection::QuotaStanding;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use super::fixtures::{account, candidate, granted, release, request};
+use super::acquire_reference::ReferenceState;
+use super::fixtures::{account, candidate, granted, limits, release, request};
 
 /// Round robin rotates through every candidate by the store's last start; sticky stays on the
 /// last used while it is eligible.
@@ -70,6 +74,22 @@ struct Pool {
     binding: Option<Option<usize>>,
     /// A member whose held slot the acquire replaces (failover).
     replaces: Option<usize>,
+    /// Client admission of the checked acquire.
+    admission: Option<Admission>,
+}
+
+/// A client key's limits and the requests of it already admitted (and still holding slots).
+#[derive(Debug, Clone)]
+struct Admission {
+    max_concurrency: Option<u32>,
+    requests_per_minute: Option<u32>,
+    held: u32,
+}
+
+fn admission() -> impl Strategy<Value = Admission> {
+    (prop::option::of(0u32..=3), prop::option::of(0u32..=3), 0u32..=2).prop_map(
+        |(max_concurrency, requests_per_minute, held)| Admission { max_concurrency, requests_per_minute, held },
+    )
 }
 
 fn member() -> impl Strategy<Value = Member> {
@@ -109,18 +129,20 @@ fn pool() -> impl Strategy<Value = Pool> {
         let order = Just((0..n).collect::<Vec<_>>()).prop_shuffle();
         let binding = prop::option::of(prop::option::of(0..=n));
         let replaces = prop::option::of(0..n);
-        (Just(strategy), Just(members), order, binding, replaces).prop_map(
-            |(strategy, members, start_order, binding, replaces)| {
+        let admission = prop::option::weighted(0.4, admission());
+        (Just(strategy), Just(members), order, binding, replaces, admission).prop_map(
+            |(strategy, members, start_order, binding, replaces, admission)| {
                 let replaces = replaces.filter(|i| members[*i].held > 0);
-                Pool { strategy, members, start_order, binding, replaces }
+                Pool { strategy, members, start_order, binding, replaces, admission }
             },
         )
     })
 }
 
-/// Random pools, random slot/cooldown/exclusion/interval/binding state: the adapter grants (or
-/// refuses with) exactly what `decide` answers over the same view at the store's clock.
-pub async fn acquire_agrees_with_core_decide<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
+/// Random pools, random slot/cooldown/exclusion/interval/binding/admission state: the adapter
+/// grants (or refuses with) exactly what core's acquire plan answers over the same state at the
+/// store's clock.
+pub async fn acquire_agrees_with_the_acquire_plan<C: Coordination>(port: Arc<C>) -> anyhow::Result<()> {
     let next_base = AtomicI64::new(1_000);
     let runtime = tokio::runtime::Handle::current();
     let mut runner = TestRunner::new(Config { cases: 96, failure_persistence: None, ..Config::default() });
@@ -133,42 +155,121 @@ pub async fn acquire_agrees_with_core_decide<C: Coordination>(port: Arc<C>) -> a
         .map_err(|e| anyhow!("{e}"))
 }
 
+/// The state one pool set up through the ports, as the plan's reference sees it.
+struct SetUp {
+    reference: ReferenceState,
+    /// A held slot of each member that holds any.
+    leases: Vec<Option<AccountLease>>,
+    /// The latest store clock a grant reported.
+    last_now: UnixMillis,
+}
+
+const MODEL: &str = "gpt-5";
+
+fn member_id(base: i64, i: usize) -> AccountId {
+    AccountId(base + i64::try_from(i).unwrap_or(0))
+}
+
 async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Result<()> {
-    let model = "gpt-5";
-    let id = |i: usize| AccountId(base + i64::try_from(i).unwrap_or(0));
-    let mut states = vec![SlotState::default(); pool.members.len()];
-    let mut leases: Vec<Option<AccountLease>> = vec![None; pool.members.len()];
+    let mut set_up = set_up(port, base, pool).await?;
+    let mut wanted = request(offered(base, pool));
+    wanted.model = MODEL.to_owned();
+    wanted.strategy = pool.strategy;
+    wanted.admission = pool
+        .admission
+        .as_ref()
+        .map(|admission| limits(ClientKeyId(base), admission.max_concurrency, admission.requests_per_minute));
+    if let Some(bound) = pool.binding {
+        let signal = SessionSignal::parse(SignalSource::SessionHeader, format!("pool-{base}").as_bytes())?;
+        let key = signal.key(ClientKeyId(1), ProviderKind::Openai);
+        let idle_ttl = Duration::from_secs(3600);
+        set_up.reference.binding = match bound {
+            None => None,
+            Some(i) => Some(port.bind_if_absent(&key, member_id(base, i), idle_ttl).await?),
+        };
+        wanted.affinity = Some(AffinityRequest { key, idle_ttl });
+    }
+    if let Some(i) = pool.replaces
+        && let Some(lease) = set_up.leases[i]
+    {
+        wanted.replaces = Some(ReplacedAttempt { lease, feedback: None, circuit: None });
+    }
+    let outcome = port.acquire(&wanted).await?;
+    // A refusal does not say the store's clock: the plan runs at the last one seen, which only
+    // matters to a rate refusal's wait (the store's can only be shorter).
+    let now = match &outcome {
+        AcquireOutcome::Granted(grant) => grant.now,
+        AcquireOutcome::NoAccount(none) => none.now,
+        AcquireOutcome::AdmissionDenied(_) => set_up.last_now,
+        other => anyhow::bail!("unexpected outcome {other:?}"),
+    };
+    let mut reference = set_up.reference;
+    let expected = acquire_plan::run(&mut reference, now, &wanted);
+    ensure!(
+        agree(&expected, &outcome),
+        "core's plan answered {expected:?}, the store {outcome:?}; state {reference:?}, request {wanted:?}"
+    );
+    Ok(())
+}
+
+/// Held admission slots, held and released account slots, cooldowns and exclusions, taken
+/// through the port and noted in the reference.
+async fn set_up<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Result<SetUp> {
+    let id = |i: usize| member_id(base, i);
+    let mut set_up =
+        SetUp { reference: ReferenceState::default(), leases: vec![None; pool.members.len()], last_now: UnixMillis(0) };
+    if let Some(admission) = &pool.admission {
+        // Held admission slots of the key, on an account of their own.
+        let mut holder = request(vec![candidate(AccountId(base + 50), 10)]);
+        holder.admission = Some(limits(ClientKeyId(base), Some(100), Some(100)));
+        for _ in 0..admission.held {
+            holder.request = RequestId::new();
+            let grant = granted(port.acquire(&holder).await?)?;
+            let read = &mut set_up.reference.admission;
+            read.in_flight += 1;
+            read.recent_starts += 1;
+            read.oldest_start = read.oldest_start.or(Some(grant.now));
+            set_up.last_now = grant.now;
+        }
+    }
     for &i in &pool.start_order {
         let member = &pool.members[i];
+        let state = set_up.reference.slots.entry(id(i)).or_default();
         for _ in 0..member.held {
             let grant = granted(port.acquire(&request(vec![candidate(id(i), 10)])).await?)?;
-            states[i].in_flight += 1;
-            states[i].last_start = Some(grant.now);
-            leases[i] = Some(grant.account);
+            state.in_flight += 1;
+            state.last_start = Some(grant.now);
+            set_up.leases[i] = Some(grant.account);
+            set_up.last_now = grant.now;
         }
         if member.held == 0 && member.started {
             let grant = granted(port.acquire(&request(vec![candidate(id(i), 10)])).await?)?;
-            states[i].last_start = Some(grant.now);
+            state.last_start = Some(grant.now);
+            set_up.last_now = grant.now;
             release(port, &grant).await?;
         }
     }
     for (i, member) in pool.members.iter().enumerate() {
+        let state = set_up.reference.slots.entry(id(i)).or_default();
         if member.cooling {
-            states[i].cool_until =
-                port.set_cooldown(id(i), Duration::from_secs(3600), Fault::UsageLimitReached).await?;
+            state.cool_until = port.set_cooldown(id(i), Duration::from_secs(3600), Fault::UsageLimitReached).await?;
         }
         if member.excluded {
-            port.exclude_model(id(i), model, Duration::from_secs(3600)).await?;
-            let until = port.model_exclusions(id(i)).await?.into_iter().find(|e| e.model == model).map(|e| e.until);
-            states[i].excluded_until = until.ok_or_else(|| anyhow!("exclusion of {} not recorded", id(i)))?;
+            port.exclude_model(id(i), MODEL, Duration::from_secs(3600)).await?;
+            let until = port.model_exclusions(id(i)).await?.into_iter().find(|e| e.model == MODEL).map(|e| e.until);
+            state.excluded_until = until.ok_or_else(|| anyhow!("exclusion of {} not recorded", id(i)))?;
         }
     }
-    let candidates: Vec<_> = pool
-        .members
+    Ok(set_up)
+}
+
+/// The candidates of the checked acquire, with each member's facts.
+fn offered(base: i64, pool: &Pool) -> Vec<AccountCandidate> {
+    pool.members
         .iter()
         .enumerate()
         .map(|(i, member)| {
-            let mut offered = candidate(id(i), member.cap);
+            let mut offered = candidate(member_id(base, i), member.cap);
             offered.weight = member.weight;
             offered.standing =
                 QuotaStanding { used_basis_points: member.used_basis_points, next_reset: member.next_reset };
@@ -177,56 +278,24 @@ async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow
             }
             offered
         })
-        .collect();
-    let mut wanted = request(candidates.clone());
-    wanted.model = model.to_owned();
-    wanted.strategy = pool.strategy;
-    let mut binding = Binding::NotRequested;
-    if let Some(bound) = pool.binding {
-        let signal = SessionSignal::parse(SignalSource::SessionHeader, format!("pool-{base}").as_bytes())?;
-        let key = signal.key(ClientKeyId(1), ProviderKind::Openai);
-        let idle_ttl = Duration::from_secs(3600);
-        binding = match bound {
-            None => Binding::Unbound,
-            Some(i) => Binding::Bound(port.bind_if_absent(&key, id(i), idle_ttl).await?),
-        };
-        wanted.affinity = Some(AffinityRequest { key, idle_ttl });
-    }
-    let mut replaced = None;
-    if let Some(i) = pool.replaces
-        && let Some(lease) = leases[i]
-    {
-        wanted.replaces = Some(ReplacedAttempt { lease, feedback: None, circuit: None });
-        states[i].in_flight -= 1;
-        replaced = Some(id(i));
-    }
-    let outcome = port.acquire(&wanted).await?;
-    let now = match &outcome {
-        AcquireOutcome::Granted(grant) => grant.now,
-        AcquireOutcome::NoAccount(none) => none.now,
-        other => anyhow::bail!("unexpected outcome {other:?}"),
-    };
-    let view = SelectionView {
-        now,
-        strategy: pool.strategy,
-        candidates: candidates.iter().zip(&states).map(|(c, s)| CandidateView { candidate: *c, state: *s }).collect(),
-        binding,
-        replaced,
-    };
-    match (decide(&view), &outcome) {
-        (Decision::Chosen { index, affinity }, AcquireOutcome::Granted(grant)) => {
-            ensure!(
-                grant.account.account == candidates[index].account
-                    && grant.affinity == affinity
-                    && grant.in_flight == states[index].in_flight + 1,
-                "core chose {:?} ({affinity:?}), the store granted {grant:?}; view {view:?}",
-                candidates[index].account
-            );
+        .collect()
+}
+
+/// The same outcome, but for the grant's fencing token (the store's own) and a rate refusal's
+/// wait (the store's clock is at least the plan's).
+fn agree(plan: &AcquireOutcome, store: &AcquireOutcome) -> bool {
+    match (plan, store) {
+        (AcquireOutcome::Granted(plan), AcquireOutcome::Granted(store)) => {
+            let token = store.account.token;
+            Grant { account: AccountLease { token, ..plan.account }, ..*plan } == *store
         }
-        (Decision::NoAccount(verdicts), AcquireOutcome::NoAccount(none)) => {
-            ensure!(verdicts == none.verdicts, "core {verdicts:?}, store {:?}; view {view:?}", none.verdicts);
-        }
-        (decision, _) => anyhow::bail!("core decided {decision:?}, the store answered {outcome:?}; view {view:?}"),
+        (
+            AcquireOutcome::AdmissionDenied(AdmissionDenial::RequestsPerMinute { limit, retry_after }),
+            AcquireOutcome::AdmissionDenied(AdmissionDenial::RequestsPerMinute {
+                limit: store_limit,
+                retry_after: wait,
+            }),
+        ) => limit == store_limit && wait <= retry_after && !wait.is_zero(),
+        (plan, store) => plan == store,
     }
-    Ok(())
 }
