@@ -12,10 +12,11 @@ use gateway_core::coordination::{
 use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
 use gateway_core::selection::SlotState;
 
-/// What the store is expected to hold before the checked acquire. The circuit is closed and
-/// no budget is set (their own contract tests cover them).
+/// What the store is expected to hold before the checked acquire. No budget is set (their own
+/// contract tests cover them).
 #[derive(Debug, Default)]
 pub struct ReferenceState {
+    pub circuit: CircuitRead,
     pub slots: HashMap<AccountId, SlotState>,
     pub binding: Option<AccountId>,
     pub admission: AdmissionRead,
@@ -35,7 +36,7 @@ impl AcquireState for ReferenceState {
     fn apply_circuit_report(&mut self, _now: UnixMillis, _report: &CircuitReport) {}
 
     fn circuit(&mut self, _provider: ProviderKind, _now: UnixMillis) -> CircuitRead {
-        CircuitRead::default()
+        self.circuit
     }
 
     fn admission(&mut self, _client_key: ClientKeyId, _now: UnixMillis) -> AdmissionRead {

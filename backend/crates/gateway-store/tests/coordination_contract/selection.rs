@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, ensure};
-use gateway_core::coordination::acquire_plan;
+use gateway_core::coordination::acquire_plan::{self, CircuitRead};
 use gateway_core::coordination::{
-    AccountCandidate, AccountLease, AcquireOutcome, AdmissionDenial, AffinityRequest, Coordination, Grant,
-    ReplacedAttempt, SessionSignal, SignalSource, UnixMillis,
+    AccountCandidate, AccountLease, AcquireOutcome, AdmissionDenial, AffinityRequest, CircuitOutcome, CircuitPolicy,
+    CircuitState, Coordination, Grant, ReplacedAttempt, SessionSignal, SignalSource, UnixMillis,
 };
 use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId, RotationStrategy};
 use gateway_core::fault::Fault;
@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use super::acquire_reference::ReferenceState;
-use super::fixtures::{account, candidate, granted, limits, release, request};
+use super::fixtures::{EXPIRY_DEADLINE, account, candidate, granted, limits, release, request};
 
 /// Round robin rotates through every candidate by the store's last start; sticky stays on the
 /// last used while it is eligible.
@@ -76,6 +76,17 @@ struct Pool {
     replaces: Option<usize>,
     /// Client admission of the checked acquire.
     admission: Option<Admission>,
+    circuit: Circuit,
+}
+
+/// The provider circuit when the checked acquire runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Circuit {
+    Closed,
+    /// Its open period ended and no probe is out: the acquire takes the probe.
+    HalfOpen,
+    /// Half-open with another request's probe in flight: the acquire is refused.
+    ProbeInFlight,
 }
 
 /// A client key's limits and the requests of it already admitted (and still holding slots).
@@ -130,10 +141,17 @@ fn pool() -> impl Strategy<Value = Pool> {
         let binding = prop::option::of(prop::option::of(0..=n));
         let replaces = prop::option::of(0..n);
         let admission = prop::option::weighted(0.4, admission());
-        (Just(strategy), Just(members), order, binding, replaces, admission).prop_map(
-            |(strategy, members, start_order, binding, replaces, admission)| {
+        let circuit = prop::sample::select(vec![
+            Circuit::Closed,
+            Circuit::Closed,
+            Circuit::Closed,
+            Circuit::HalfOpen,
+            Circuit::ProbeInFlight,
+        ]);
+        (Just(strategy), Just(members), order, binding, replaces, admission, circuit).prop_map(
+            |(strategy, members, start_order, binding, replaces, admission, circuit)| {
                 let replaces = replaces.filter(|i| members[*i].held > 0);
-                Pool { strategy, members, start_order, binding, replaces, admission }
+                Pool { strategy, members, start_order, binding, replaces, admission, circuit }
             },
         )
     })
@@ -162,6 +180,9 @@ struct SetUp {
     leases: Vec<Option<AccountLease>>,
     /// The latest store clock a grant reported.
     last_now: UnixMillis,
+    /// Taken before the first call to the store: the store's clock has moved on from
+    /// `last_now` by at most the time since.
+    started: Instant,
 }
 
 const MODEL: &str = "gpt-5";
@@ -194,19 +215,25 @@ async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow
     {
         wanted.replaces = Some(ReplacedAttempt { lease, feedback: None, circuit: None });
     }
-    let outcome = port.acquire(&wanted).await?;
+    set_up_circuit(port, base, pool.circuit, &mut set_up).await?;
+    let outcome = port.acquire(&wanted).await;
+    if pool.circuit != Circuit::Closed {
+        // Closes the half-open circuit again for the next pool.
+        port.record(ProviderKind::Openai, CircuitOutcome::Success, &BRIEF_OPENING).await?;
+    }
+    let outcome = outcome?;
+    let clock_moved = set_up.started.elapsed() + Duration::from_millis(1);
     // A refusal does not say the store's clock: the plan runs at the last one seen, which only
     // matters to a rate refusal's wait (the store's can only be shorter).
     let now = match &outcome {
         AcquireOutcome::Granted(grant) => grant.now,
         AcquireOutcome::NoAccount(none) => none.now,
-        AcquireOutcome::AdmissionDenied(_) => set_up.last_now,
-        other => anyhow::bail!("unexpected outcome {other:?}"),
+        AcquireOutcome::AdmissionDenied(_) | AcquireOutcome::CircuitOpen { .. } => set_up.last_now,
     };
     let mut reference = set_up.reference;
     let expected = acquire_plan::run(&mut reference, now, &wanted);
     ensure!(
-        agree(&expected, &outcome),
+        agree(&expected, &outcome, clock_moved),
         "core's plan answered {expected:?}, the store {outcome:?}; state {reference:?}, request {wanted:?}"
     );
     Ok(())
@@ -216,8 +243,12 @@ async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow
 /// through the port and noted in the reference.
 async fn set_up<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Result<SetUp> {
     let id = |i: usize| member_id(base, i);
-    let mut set_up =
-        SetUp { reference: ReferenceState::default(), leases: vec![None; pool.members.len()], last_now: UnixMillis(0) };
+    let mut set_up = SetUp {
+        reference: ReferenceState::default(),
+        leases: vec![None; pool.members.len()],
+        last_now: UnixMillis(0),
+        started: Instant::now(),
+    };
     if let Some(admission) = &pool.admission {
         // Held admission slots of the key, on an account of their own.
         let mut holder = request(vec![candidate(AccountId(base + 50), 10)]);
@@ -263,6 +294,38 @@ async fn set_up<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Re
     Ok(set_up)
 }
 
+/// Opens the provider circuit for 1 ms, so that it reads half-open at once.
+const BRIEF_OPENING: CircuitPolicy = CircuitPolicy { failure_threshold: 1, open_for: Duration::from_millis(1) };
+
+/// Puts the provider circuit in the pool's state (last, since it gates every acquire).
+async fn set_up_circuit<C: Coordination>(
+    port: &C,
+    base: i64,
+    circuit: Circuit,
+    set_up: &mut SetUp,
+) -> anyhow::Result<()> {
+    if circuit == Circuit::Closed {
+        return Ok(());
+    }
+    port.record(ProviderKind::Openai, CircuitOutcome::Failure, &BRIEF_OPENING).await?;
+    let deadline = Instant::now() + EXPIRY_DEADLINE;
+    while port.circuit(ProviderKind::Openai).await?.state != CircuitState::HalfOpen {
+        ensure!(Instant::now() < deadline, "the circuit did not become half-open");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    set_up.reference.circuit = CircuitRead { opened: true, ..CircuitRead::default() };
+    if circuit == Circuit::ProbeInFlight {
+        let mut prober = request(vec![candidate(AccountId(base + 60), 10)]);
+        // Long enough that it cannot lapse before the checked acquire.
+        prober.probe_ttl = Duration::from_secs(60);
+        let grant = granted(port.acquire(&prober).await?)?;
+        ensure!(grant.probe, "the first acquire of a half-open circuit takes the probe: {grant:?}");
+        set_up.reference.circuit.probe_until = grant.now.after(prober.probe_ttl);
+        set_up.last_now = grant.now;
+    }
+    Ok(())
+}
+
 /// The candidates of the checked acquire, with each member's facts.
 fn offered(base: i64, pool: &Pool) -> Vec<AccountCandidate> {
     pool.members
@@ -281,10 +344,15 @@ fn offered(base: i64, pool: &Pool) -> Vec<AccountCandidate> {
         .collect()
 }
 
-/// The same outcome, but for the grant's fencing token (the store's own) and a rate refusal's
-/// wait (the store's clock is at least the plan's).
-fn agree(plan: &AcquireOutcome, store: &AcquireOutcome) -> bool {
+/// The same outcome, but for the grant's fencing token (the store's own) and what a refusal
+/// derives from the store's clock, which is later than the plan's by at most `clock_moved`: a
+/// rate refusal's wait is that much shorter at most, a refusal by the probe in flight ends that
+/// much later at most.
+fn agree(plan: &AcquireOutcome, store: &AcquireOutcome, clock_moved: Duration) -> bool {
     match (plan, store) {
+        (AcquireOutcome::CircuitOpen { until: plan_until }, AcquireOutcome::CircuitOpen { until }) => {
+            plan_until <= until && *until <= plan_until.after(clock_moved)
+        }
         (AcquireOutcome::Granted(plan), AcquireOutcome::Granted(store)) => {
             let token = store.account.token;
             Grant { account: AccountLease { token, ..plan.account }, ..*plan } == *store
@@ -295,7 +363,7 @@ fn agree(plan: &AcquireOutcome, store: &AcquireOutcome) -> bool {
                 limit: store_limit,
                 retry_after: wait,
             }),
-        ) => limit == store_limit && wait <= retry_after && !wait.is_zero(),
+        ) => limit == store_limit && wait <= retry_after && *wait + clock_moved >= *retry_after,
         (plan, store) => plan == store,
     }
 }
