@@ -1,6 +1,7 @@
 //! The contract of the coordination ports, written once and run against every adapter
 //! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
 
+pub mod acquire_pool;
 pub mod acquire_reference;
 pub mod admin_sessions;
 pub mod affinity;

@@ -12,11 +12,11 @@ use gateway_core::coordination::{
 use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
 use gateway_core::selection::SlotState;
 
-/// What the store is expected to hold before the checked acquire. No budget is set (their own
-/// contract tests cover them).
+/// What the store is expected to hold before the checked acquire.
 #[derive(Debug, Default)]
 pub struct ReferenceState {
     pub circuit: CircuitRead,
+    pub spend: PeriodSpend,
     pub slots: HashMap<AccountId, SlotState>,
     pub binding: Option<AccountId>,
     pub admission: AdmissionRead,
@@ -44,7 +44,7 @@ impl AcquireState for ReferenceState {
     }
 
     fn spent(&mut self, _client_key: ClientKeyId, _period: SpendPeriod) -> PeriodSpend {
-        PeriodSpend::default()
+        self.spend
     }
 
     fn slot_state(&mut self, account: AccountId, _model: &str, _now: UnixMillis) -> SlotState {

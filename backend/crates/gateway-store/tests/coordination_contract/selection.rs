@@ -7,17 +7,18 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, ensure};
-use gateway_core::coordination::acquire_plan::{self, CircuitRead};
+use gateway_core::coordination::acquire_plan::{self, CircuitRead, PeriodSpend};
 use gateway_core::coordination::{
-    AccountCandidate, AccountLease, AcquireOutcome, AdmissionDenial, AffinityRequest, CircuitOutcome, CircuitPolicy,
-    CircuitState, Coordination, Grant, ReplacedAttempt, SessionSignal, SignalSource, UnixMillis,
+    AccountCandidate, AccountLease, AcquireOutcome, AdmissionDenial, AdmissionLimits, AffinityRequest, CircuitOutcome,
+    CircuitPolicy, CircuitState, Coordination, Grant, ReleaseRequest, ReplacedAttempt, SessionSignal, SignalSource,
+    Spend, UnixMillis,
 };
-use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind, RequestId, RotationStrategy};
+use gateway_core::domain::{AccountId, ClientKeyId, NanoUsd, ProviderKind, RequestId, RotationStrategy};
 use gateway_core::fault::Fault;
 use gateway_core::selection::QuotaStanding;
-use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
+use super::acquire_pool::{Circuit, Pool, pool};
 use super::acquire_reference::ReferenceState;
 use super::fixtures::{EXPIRY_DEADLINE, account, candidate, granted, limits, release, request};
 
@@ -47,114 +48,6 @@ pub async fn round_robin_rotates_and_sticky_stays<C: Coordination>(port: Arc<C>)
     let next = granted(port.acquire(&sticky).await?)?;
     ensure!(next.account.account == b, "c at cap: the most recent other (b): {next:?}");
     Ok(())
-}
-
-/// One account of a generated pool and the state set up for it before the checked acquire.
-#[derive(Debug, Clone)]
-struct Member {
-    cap: u32,
-    weight: u32,
-    used_basis_points: u32,
-    next_reset: Option<i64>,
-    held: u32,
-    started: bool,
-    cooling: bool,
-    excluded: bool,
-    paced: bool,
-}
-
-#[derive(Debug, Clone)]
-struct Pool {
-    strategy: RotationStrategy,
-    members: Vec<Member>,
-    /// The order in which the members' slots were taken (sets the last starts).
-    start_order: Vec<usize>,
-    /// `None` = no session; `Some(None)` = a session without binding; `Some(Some(i))` bound to
-    /// member `i` (an index past the pool = an account that is not offered).
-    binding: Option<Option<usize>>,
-    /// A member whose held slot the acquire replaces (failover).
-    replaces: Option<usize>,
-    /// Client admission of the checked acquire.
-    admission: Option<Admission>,
-    circuit: Circuit,
-}
-
-/// The provider circuit when the checked acquire runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Circuit {
-    Closed,
-    /// Its open period ended and no probe is out: the acquire takes the probe.
-    HalfOpen,
-    /// Half-open with another request's probe in flight: the acquire is refused.
-    ProbeInFlight,
-}
-
-/// A client key's limits and the requests of it already admitted (and still holding slots).
-#[derive(Debug, Clone)]
-struct Admission {
-    max_concurrency: Option<u32>,
-    requests_per_minute: Option<u32>,
-    held: u32,
-}
-
-fn admission() -> impl Strategy<Value = Admission> {
-    (prop::option::of(0u32..=3), prop::option::of(0u32..=3), 0u32..=2).prop_map(
-        |(max_concurrency, requests_per_minute, held)| Admission { max_concurrency, requests_per_minute, held },
-    )
-}
-
-fn member() -> impl Strategy<Value = Member> {
-    (
-        1u32..=3,
-        prop::sample::select(vec![1u32, 2, 3, 50, 100]),
-        prop::sample::select(vec![0u32, 2_500, 5_000, 10_000]),
-        prop::sample::select(vec![None, Some(1_000i64), Some(2_000)]),
-        0u32..=3,
-        any::<bool>(),
-        prop::bool::weighted(0.15),
-        prop::bool::weighted(0.15),
-        prop::bool::weighted(0.2),
-    )
-        .prop_map(|(cap, weight, used_basis_points, next_reset, held, started, cooling, excluded, paced)| Member {
-            cap,
-            weight,
-            used_basis_points,
-            next_reset,
-            held: held.min(cap),
-            started,
-            cooling,
-            excluded,
-            paced,
-        })
-}
-
-fn pool() -> impl Strategy<Value = Pool> {
-    let strategy = prop::sample::select(vec![
-        RotationStrategy::Smart,
-        RotationStrategy::QuotaResetPriority,
-        RotationStrategy::RoundRobin,
-        RotationStrategy::Sticky,
-    ]);
-    (strategy, prop::collection::vec(member(), 1..=6)).prop_flat_map(|(strategy, members)| {
-        let n = members.len();
-        let order = Just((0..n).collect::<Vec<_>>()).prop_shuffle();
-        let binding = prop::option::of(prop::option::of(0..=n));
-        let replaces = prop::option::of(0..n);
-        let admission = prop::option::weighted(0.4, admission());
-        let circuit = prop::sample::select(vec![
-            Circuit::Closed,
-            Circuit::Closed,
-            Circuit::Closed,
-            Circuit::HalfOpen,
-            Circuit::ProbeInFlight,
-        ]);
-        (Just(strategy), Just(members), order, binding, replaces, admission, circuit).prop_map(
-            |(strategy, members, start_order, binding, replaces, admission, circuit)| {
-                let replaces = replaces.filter(|i| members[*i].held > 0);
-                Pool { strategy, members, start_order, binding, replaces, admission, circuit }
-            },
-        )
-    })
 }
 
 /// Random pools, random slot/cooldown/exclusion/interval/binding/admission state: the adapter
@@ -192,14 +85,15 @@ fn member_id(base: i64, i: usize) -> AccountId {
 }
 
 async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Result<()> {
-    let mut set_up = set_up(port, base, pool).await?;
+    let admission = pool.admission.as_ref().map(|admission| AdmissionLimits {
+        budgets: admission.budgets,
+        ..limits(ClientKeyId(base), admission.max_concurrency, admission.requests_per_minute)
+    });
+    let mut set_up = set_up(port, base, pool, admission).await?;
     let mut wanted = request(offered(base, pool));
     wanted.model = MODEL.to_owned();
     wanted.strategy = pool.strategy;
-    wanted.admission = pool
-        .admission
-        .as_ref()
-        .map(|admission| limits(ClientKeyId(base), admission.max_concurrency, admission.requests_per_minute));
+    wanted.admission = admission;
     if let Some(bound) = pool.binding {
         let signal = SessionSignal::parse(SignalSource::SessionHeader, format!("pool-{base}").as_bytes())?;
         let key = signal.key(ClientKeyId(1), ProviderKind::Openai);
@@ -241,7 +135,12 @@ async fn check_pool<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow
 
 /// Held admission slots, held and released account slots, cooldowns and exclusions, taken
 /// through the port and noted in the reference.
-async fn set_up<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Result<SetUp> {
+async fn set_up<C: Coordination>(
+    port: &C,
+    base: i64,
+    pool: &Pool,
+    limits_checked: Option<AdmissionLimits>,
+) -> anyhow::Result<SetUp> {
     let id = |i: usize| member_id(base, i);
     let mut set_up = SetUp {
         reference: ReferenceState::default(),
@@ -249,7 +148,17 @@ async fn set_up<C: Coordination>(port: &C, base: i64, pool: &Pool) -> anyhow::Re
         last_now: UnixMillis(0),
         started: Instant::now(),
     };
-    if let Some(admission) = &pool.admission {
+    if let (Some(admission), Some(checked)) = (&pool.admission, limits_checked) {
+        let spend = Spend {
+            client_key: checked.client_key,
+            period: checked.period,
+            tokens: admission.spent_tokens,
+            cost: NanoUsd(admission.spent_cost),
+        };
+        port.release(&ReleaseRequest { spend: Some(spend), ..ReleaseRequest::default() }).await?;
+        let cost = u64::try_from(admission.spent_cost).unwrap_or(0);
+        set_up.reference.spend =
+            PeriodSpend { day_tokens: spend.tokens, month_tokens: spend.tokens, day_cost: cost, month_cost: cost };
         // Held admission slots of the key, on an account of their own.
         let mut holder = request(vec![candidate(AccountId(base + 50), 10)]);
         holder.admission = Some(limits(ClientKeyId(base), Some(100), Some(100)));
