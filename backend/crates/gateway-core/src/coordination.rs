@@ -1,7 +1,8 @@
 //! Coordination ports: the cross-replica state the engine, the workers and the OAuth flows need
 //! besides PostgreSQL. Production implements them over Redis (one Lua script per
 //! read-modify-write); the embedded mode implements them in process. Both pass one contract
-//! suite (`gateway-store/tests`).
+//! suite (`gateway-store/tests`). The acquire's steps are written once, in [`acquire_plan`]: the
+//! in-process adapter runs it over its maps, `acquire.lua` is its copy for Redis.
 //!
 //! Everything behind these ports may be lost: it is rebuilt from PostgreSQL and provider facts,
 //! and the protected acquire paths fail closed ([`CoordinationError`]) while it is unavailable.
@@ -15,6 +16,7 @@
 
 pub mod account_slots;
 pub mod acquire;
+pub mod acquire_plan;
 pub mod admission;
 pub mod affinity;
 pub mod circuit;

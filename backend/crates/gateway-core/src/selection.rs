@@ -11,11 +11,12 @@
 //! - the strategy is an ordered list of comparison keys ([`strategy_order`]) over the eligible
 //!   candidates; ties fall to the next key and finally to the engine's list order.
 //!
-//! The in-process adapter calls [`decide`]. The Redis adapter sends the same ingredients to
-//! `acquire.lua` — each candidate's static [`ranks`] and the strategy's keys as words — and the
-//! script applies the same fixed comparison primitives inside its atomic step; the contract
-//! suite's property test checks both adapters against [`decide`]
-//! (`docs/decisions/0231-selection-policy-in-core.md`).
+//! Core's acquire plan ([`crate::coordination::acquire_plan::run`]) calls [`decide`] for the
+//! in-process adapter and the engine suite's fake. The Redis adapter sends the same ingredients
+//! to `acquire.lua` — each candidate's static [`ranks`] and the strategy's keys as words — and
+//! the script applies the same fixed comparison primitives inside its atomic step; the contract
+//! suite's property test checks both adapters against the acquire plan and so against [`decide`]
+//! (`docs/decisions/0231-selection-policy-in-core.md`, `0343-one-acquire-plan.md`).
 
 mod decide;
 mod order;

@@ -1,1 +1,2 @@
+mod acquire_plan;
 mod admission;

@@ -1,6 +1,8 @@
 //! The contract of the coordination ports, written once and run against every adapter
 //! (`memory.rs`, `redis.rs` instantiate it with `coordination_contract_suite!`).
 
+pub mod acquire_pool;
+pub mod acquire_reference;
 pub mod admin_sessions;
 pub mod affinity;
 pub mod budgets;
@@ -52,7 +54,7 @@ macro_rules! coordination_contract_suite {
     ($factory:path) => {
         $crate::coordination_contract::contract_tests!($factory;
             round_robin_rotates_and_sticky_stays,
-            acquire_agrees_with_core_decide,
+            acquire_agrees_with_the_acquire_plan,
             racing_tasks_never_exceed_the_cap,
             admission_limits_concurrency_and_rate,
             refused_acquire_records_nothing,

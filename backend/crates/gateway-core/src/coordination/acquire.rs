@@ -3,8 +3,9 @@
 //! [`RequestSlots::acquire`] decides atomically, in one round trip: the provider circuit,
 //! client admission, the session-affinity read (and first binding, or rebinding away from a
 //! failed account), and the account choice among the engine's ordered candidates under cap,
-//! interval, cooldown and model exclusion — the policy of [`crate::selection::decide`]. Either everything is recorded (slots, interval
-//! start, binding) or nothing is.
+//! interval, cooldown and model exclusion — the policy of [`crate::selection::decide`]. Either
+//! everything is recorded (slots, interval start, binding) or nothing is. The steps are
+//! [`super::acquire_plan::run`], which every adapter but Redis executes over its own storage.
 
 use std::time::Duration;
 

@@ -1,27 +1,27 @@
-//! `RequestSlots` in process: reads the state under the one mutex, lets core's
-//! [`decide`] choose, records the choice.
-
-use std::time::Duration;
+//! `RequestSlots` in process: core's acquire plan ([`acquire_plan::run`]) over the maps under
+//! the one mutex, and the release.
 
 use async_trait::async_trait;
+use gateway_core::coordination::acquire_plan::{
+    self, AcquireState, AdmissionRead, BindingWrite, CircuitRead, GrantWrites, PeriodSpend,
+};
 use gateway_core::coordination::cooldown::MAX_MODEL_EXCLUSIONS;
 use gateway_core::coordination::time::duration_millis;
 use gateway_core::coordination::{
-    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AdmissionLimits,
-    AffinityOutcome, BudgetKind, CoordinationError, FenceToken, Grant, LeaseStatus, NoAccount, ReleaseOutcome,
-    ReleaseRequest, RequestSlots, Spend, SpendPeriod, UnixMillis,
+    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AffinityKey, CircuitReport, CoordinationError,
+    FenceToken, LeaseStatus, ReleaseOutcome, ReleaseRequest, RequestSlots, Spend, SpendPeriod, UnixMillis,
 };
-use gateway_core::domain::{AccountId, ClientKeyId};
-use gateway_core::selection::{Binding, CandidateView, Decision, SelectionView, SlotState, decide};
+use gateway_core::domain::{AccountId, ClientKeyId, ProviderKind};
+use gateway_core::selection::SlotState;
 
-use super::{Expiring, MemoryCoordination, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
+use super::{Expiring, MemoryCoordination, Phase, SlotRef, SpendWindow, SpendWindowPeriod, State, circuit};
 
 #[async_trait]
 impl RequestSlots for MemoryCoordination {
     async fn acquire(&self, request: &AcquireRequest) -> Result<AcquireOutcome, CoordinationError> {
         request.validate()?;
         let (mut state, now) = self.lock();
-        Ok(acquire(&mut state, now, request))
+        Ok(acquire_plan::run(&mut *state, UnixMillis(now), request))
     }
 
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError> {
@@ -75,22 +75,6 @@ fn add_spend(state: &mut State, spend: &Spend) {
     }
 }
 
-/// The first spent budget, in the order daily tokens, monthly tokens, daily cost, monthly cost.
-fn budget_denial(state: &State, limits: &AdmissionLimits) -> Option<AdmissionDenial> {
-    let [day, month] = spend_windows(limits.client_key, limits.period)
-        .map(|window| state.spend.get(&window).copied().unwrap_or_default());
-    BudgetKind::ALL.into_iter().find_map(|kind| {
-        let limit = kind.limit(&limits.budgets)?;
-        let spent = match kind {
-            BudgetKind::DailyTokens => day.tokens,
-            BudgetKind::MonthlyTokens => month.tokens,
-            BudgetKind::DailyCost => day.cost,
-            BudgetKind::MonthlyCost => month.cost,
-        };
-        (spent >= limit).then_some(AdmissionDenial::Budget { kind, limit, spent })
-    })
-}
-
 fn released(removed: Option<u64>, now: u64) -> LeaseStatus {
     if removed.is_some_and(|expiry| expiry > now) { LeaseStatus::Held } else { LeaseStatus::Lost }
 }
@@ -119,138 +103,95 @@ pub(super) fn apply_feedback(state: &mut State, account: AccountId, now: u64, fe
     }
 }
 
-fn acquire(state: &mut State, now: u64, request: &AcquireRequest) -> AcquireOutcome {
-    let ttl = duration_millis(request.lease_ttl);
-    // 1. The replaced attempt.
-    if let Some(replaced) = &request.replaces {
-        state.account(replaced.lease.account).slots.remove(&replaced.lease.token.0);
-        if let Some(feedback) = &replaced.feedback {
-            apply_feedback(state, replaced.lease.account, now, feedback);
-        }
-        if let Some(report) = &replaced.circuit {
-            circuit::apply(state, now, report);
+/// The in-process storage of core's acquire plan: plain maps under the one mutex.
+impl AcquireState for State {
+    fn free_account_slot(&mut self, lease: &AccountLease) {
+        self.account(lease.account).slots.remove(&lease.token.0);
+    }
+
+    fn apply_feedback(&mut self, account: AccountId, now: UnixMillis, feedback: &AccountFeedback) {
+        apply_feedback(self, account, now.0, feedback);
+    }
+
+    fn apply_circuit_report(&mut self, now: UnixMillis, report: &CircuitReport) {
+        circuit::apply(self, now.0, report);
+    }
+
+    fn circuit(&mut self, provider: ProviderKind, _now: UnixMillis) -> CircuitRead {
+        self.circuits.get(&provider).map_or_else(CircuitRead::default, |circuit| CircuitRead {
+            opened: circuit.phase != Phase::Closed,
+            open_until: UnixMillis(circuit.open_until),
+            probe_until: UnixMillis(circuit.probe_until),
+        })
+    }
+
+    fn admission(&mut self, client_key: ClientKeyId, now: UnixMillis) -> AdmissionRead {
+        let admission = self.admission.entry(client_key).or_default();
+        admission.trim(now.0);
+        AdmissionRead {
+            in_flight: u32::try_from(admission.slots.len()).unwrap_or(u32::MAX),
+            recent_starts: u32::try_from(admission.recent.len()).unwrap_or(u32::MAX),
+            oldest_start: admission.recent.front().copied().map(UnixMillis),
         }
     }
-    // 2. Circuit: open refuses; half-open lets one probe through at a time.
-    let probe = match circuit::admits(state, request.provider, now) {
-        Ok(probe) => probe,
-        Err(until) => return AcquireOutcome::CircuitOpen { until: UnixMillis(until) },
-    };
-    // 3. Admission.
-    if let Some(limits) = request.admission {
-        let admission = state.admission.entry(limits.client_key).or_default();
-        admission.trim(now);
-        if let Some(limit) = limits.max_concurrency {
-            let in_flight = u32::try_from(admission.slots.len()).unwrap_or(u32::MAX);
-            if in_flight >= limit {
-                return AcquireOutcome::AdmissionDenied(AdmissionDenial::Concurrency { limit, in_flight });
-            }
-        }
-        if let Some(limit) = limits.requests_per_minute
-            && admission.recent.len() >= usize::try_from(limit).unwrap_or(usize::MAX)
-        {
-            let retry = admission.recent.front().map_or(60_000, |oldest| oldest + 60_000 - now);
-            return AcquireOutcome::AdmissionDenied(AdmissionDenial::RequestsPerMinute {
-                limit,
-                retry_after: Duration::from_millis(retry),
-            });
-        }
-        if let Some(denial) = budget_denial(state, &limits) {
-            return AcquireOutcome::AdmissionDenied(denial);
+
+    fn spent(&mut self, client_key: ClientKeyId, period: SpendPeriod) -> PeriodSpend {
+        let [day, month] =
+            spend_windows(client_key, period).map(|window| self.spend.get(&window).copied().unwrap_or_default());
+        PeriodSpend { day_tokens: day.tokens, day_cost: day.cost, month_tokens: month.tokens, month_cost: month.cost }
+    }
+
+    fn slot_state(&mut self, account: AccountId, model: &str, now: UnixMillis) -> SlotState {
+        let account = self.account(account);
+        account.slots.retain(|_, expiry| *expiry > now.0);
+        SlotState {
+            in_flight: u32::try_from(account.slots.len()).unwrap_or(u32::MAX),
+            last_start: account.last_start.map(UnixMillis),
+            cool_until: UnixMillis(account.cool_until),
+            excluded_until: UnixMillis(account.exclusions.get(model).copied().unwrap_or(0)),
         }
     }
-    // 4–6. Read the candidates' state and the binding; the decision is core's.
-    let view = selection_view(state, now, request);
-    let (chosen, affinity) = match decide(&view) {
-        Decision::Chosen { index, affinity } => (index, affinity),
-        Decision::NoAccount(verdicts) => {
-            return AcquireOutcome::NoAccount(NoAccount { verdicts, now: UnixMillis(now) });
-        }
-    };
-    let in_flight = view.candidates[chosen].state.in_flight;
-    // 7. Record.
-    let account_id = request.candidates[chosen].account;
-    let account = state.account(account_id);
-    // Seeded from the clock like the Redis counter: tokens stay monotonic across a restart.
-    if account.fence == 0 {
-        account.fence = now * 1000;
+
+    fn binding(&mut self, key: &AffinityKey, now: UnixMillis) -> Option<AccountId> {
+        self.affinity.get(key).filter(|binding| binding.live(now.0)).map(|binding| binding.value)
     }
-    account.fence += 1;
-    let token = account.fence;
-    account.last_start = Some(now);
-    account.slots.insert(token, now + ttl);
-    let owned = &mut state.boots.entry(request.owner).or_default().slots;
-    owned.insert(SlotRef::Account(account_id, token), now + ttl);
-    let mut admission = None;
-    if let Some(limits) = request.admission {
-        if limits.max_concurrency.is_some() {
-            owned.insert(SlotRef::Admission(limits.client_key, request.request), now + ttl);
+
+    fn record_grant(&mut self, grant: &GrantWrites) -> FenceToken {
+        let (now, expires_at) = (grant.now.0, grant.expires_at.0);
+        let account = self.account(grant.account);
+        // Seeded from the clock like the Redis counter: tokens stay monotonic across a restart.
+        if account.fence == 0 {
+            account.fence = now * 1000;
         }
-        let client = state.admission.entry(limits.client_key).or_default();
-        if limits.max_concurrency.is_some() {
-            client.slots.insert(request.request, now + ttl);
-            admission = Some(AdmissionLease { client_key: limits.client_key, request: request.request });
+        account.fence += 1;
+        let token = account.fence;
+        account.last_start = Some(now);
+        account.slots.insert(token, expires_at);
+        let owned = &mut self.boots.entry(grant.owner).or_default().slots;
+        owned.insert(SlotRef::Account(grant.account, token), expires_at);
+        if let Some(lease) = grant.admission_slot {
+            owned.insert(SlotRef::Admission(lease.client_key, lease.request), expires_at);
+            self.admission.entry(lease.client_key).or_default().slots.insert(lease.request, expires_at);
         }
-        if limits.requests_per_minute.is_some() {
-            client.recent.push_back(now);
+        if let Some(client_key) = grant.counted_start {
+            self.admission.entry(client_key).or_default().recent.push_back(now);
         }
-    }
-    if let Some(wanted) = request.affinity {
-        let expires_at = now + duration_millis(wanted.idle_ttl);
-        match affinity {
-            AffinityOutcome::Hit | AffinityOutcome::Bypassed { .. } => {
-                if let Some(binding) = state.affinity.get_mut(&wanted.key) {
-                    binding.expires_at = expires_at;
+        match grant.binding {
+            BindingWrite::None => {}
+            BindingWrite::Renew { key, expires_at } => {
+                if let Some(binding) = self.affinity.get_mut(&key) {
+                    binding.expires_at = expires_at.0;
                 }
             }
-            _ => {
-                state.affinity.insert(wanted.key, Expiring { value: account_id, expires_at });
+            BindingWrite::Bind { key, account, expires_at } => {
+                self.affinity.insert(key, Expiring { value: account, expires_at: expires_at.0 });
             }
         }
-    }
-    if probe && let Some(circuit) = state.circuits.get_mut(&request.provider) {
-        circuit.probe_until = now + duration_millis(request.probe_ttl);
-    }
-    AcquireOutcome::Granted(Grant {
-        account: AccountLease { account: account_id, token: FenceToken(token) },
-        admission,
-        in_flight: in_flight + 1,
-        affinity,
-        now: UnixMillis(now),
-        probe,
-    })
-}
-
-/// What the decision reads, after expired slots are trimmed.
-fn selection_view(state: &mut State, now: u64, request: &AcquireRequest) -> SelectionView {
-    let candidates = request
-        .candidates
-        .iter()
-        .map(|candidate| {
-            let account = state.account(candidate.account);
-            account.slots.retain(|_, expiry| *expiry > now);
-            let state = SlotState {
-                in_flight: u32::try_from(account.slots.len()).unwrap_or(u32::MAX),
-                last_start: account.last_start.map(UnixMillis),
-                cool_until: UnixMillis(account.cool_until),
-                excluded_until: UnixMillis(account.exclusions.get(&request.model).copied().unwrap_or(0)),
-            };
-            CandidateView { candidate: *candidate, state }
-        })
-        .collect();
-    let binding = match request.affinity {
-        None => Binding::NotRequested,
-        Some(wanted) => state
-            .affinity
-            .get(&wanted.key)
-            .filter(|binding| binding.live(now))
-            .map_or(Binding::Unbound, |binding| Binding::Bound(binding.value)),
-    };
-    SelectionView {
-        now: UnixMillis(now),
-        strategy: request.strategy,
-        candidates,
-        binding,
-        replaced: request.replaces.as_ref().map(|r| r.lease.account),
+        if let Some(probe) = grant.probe
+            && let Some(circuit) = self.circuits.get_mut(&probe.provider)
+        {
+            circuit.probe_until = probe.until.0;
+        }
+        FenceToken(token)
     }
 }

@@ -67,21 +67,6 @@ pub(super) fn apply(state: &mut State, now: u64, report: &CircuitReport) {
     }
 }
 
-/// Step 2 of acquire: `Err(until)` refuses (open, or half-open with its probe in flight);
-/// `Ok(true)` means this acquire would take the probe.
-pub(super) fn admits(state: &State, provider: ProviderKind, now: u64) -> Result<bool, u64> {
-    let Some(circuit) = state.circuits.get(&provider) else { return Ok(false) };
-    match circuit.phase {
-        Phase::Closed => Ok(false),
-        _ if circuit.open_until > now => Err(circuit.open_until),
-        _ if circuit.probe_until > now => Err(circuit.probe_until.min(now + PROBE_RETRY_MS)),
-        _ => Ok(true),
-    }
-}
-
-/// What a request refused because the probe is in flight is told to wait, at most.
-pub(super) const PROBE_RETRY_MS: u64 = 5_000;
-
 fn snapshot(circuit: &CircuitRecord, now: u64) -> CircuitSnapshot {
     let state = match circuit.phase {
         Phase::Closed => CircuitState::Closed,

@@ -1,4 +1,6 @@
-//! `RequestSlots` over the acquire / release / slot_status scripts.
+//! `RequestSlots` over the acquire / release / slot_status scripts. `acquire.lua` is core's
+//! acquire plan (`gateway_core::coordination::acquire_plan`) written for Redis, held to it by
+//! the contract suite's property test.
 
 use std::time::Duration;
 

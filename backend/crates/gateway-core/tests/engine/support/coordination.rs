@@ -1,6 +1,7 @@
 //! An in-process coordination fake for the engine suite (gateway-core may not depend on the
-//! store's adapters): slots under cap, cooldowns, model exclusions, request intervals, key
-//! concurrency, session bindings, an open circuit on demand and continuation pins. Its clock
+//! store's adapters): storage for core's acquire plan (slots under cap, cooldowns, model
+//! exclusions, request intervals, key admission, session bindings, an open circuit on demand)
+//! and continuation pins; the acquire itself is `acquire_plan::run`, as in the adapters. Its clock
 //! is tokio's, so paused time drives it. It records every acquire, release and heartbeat.
 
 use std::collections::HashMap;
@@ -8,13 +9,17 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use gateway_core::coordination::acquire_plan::{
+    self, AcquireState, AdmissionRead, BindingWrite, CircuitRead, GrantWrites, PeriodSpend,
+};
 use gateway_core::coordination::{
-    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AdmissionDenial, AdmissionLease, AffinityOutcome,
-    CandidateVerdict, CircuitOutcome, CircuitPolicy, CircuitSnapshot, CircuitState, ContinuationPin, ContinuationPins,
-    CoordinationError, FenceToken, Grant, HeartbeatOutcome, HeldLeases, Ineligible, LeaseStatus, NoAccount, PinLookup,
-    PinWrite, ProviderCircuits, ReleaseOutcome, ReleaseRequest, ReplicaHeartbeats, RequestSlots, UnixMillis,
+    AccountFeedback, AccountLease, AcquireOutcome, AcquireRequest, AffinityKey, CircuitOutcome, CircuitPolicy,
+    CircuitReport, CircuitSnapshot, CircuitState, ContinuationPin, ContinuationPins, CoordinationError, FenceToken,
+    HeartbeatOutcome, HeldLeases, LeaseStatus, PinLookup, PinWrite, ProviderCircuits, ReleaseOutcome, ReleaseRequest,
+    ReplicaHeartbeats, RequestSlots, SpendPeriod, UnixMillis,
 };
 use gateway_core::domain::{AccountId, BootId, ClientKeyId, ProviderKind, ReplicaName};
+use gateway_core::selection::SlotState;
 use tokio::time::Instant;
 
 const EPOCH_MILLIS: u64 = 1_800_000_000_000;
@@ -23,6 +28,8 @@ const EPOCH_MILLIS: u64 = 1_800_000_000_000;
 struct State {
     in_flight: HashMap<AccountId, u32>,
     key_in_flight: HashMap<ClientKeyId, u32>,
+    /// Admitted starts per key, for requests per minute.
+    key_starts: HashMap<ClientKeyId, Vec<u64>>,
     live: HashMap<(AccountId, u64), ()>,
     cooldown_until: HashMap<AccountId, u64>,
     excluded_until: HashMap<(AccountId, String), u64>,
@@ -117,33 +124,6 @@ impl FakeCoordination {
         }
         LeaseStatus::Held
     }
-
-    fn verdict(
-        state: &State,
-        request: &AcquireRequest,
-        account: AccountId,
-        cap: u32,
-        interval: Duration,
-        now: u64,
-    ) -> Option<Ineligible> {
-        if let Some(until) = state.cooldown_until.get(&account).filter(|until| **until > now) {
-            return Some(Ineligible::CoolingDown { until: UnixMillis(*until) });
-        }
-        if let Some(until) = state.excluded_until.get(&(account, request.model.clone())).filter(|until| **until > now) {
-            return Some(Ineligible::ModelExcluded { until: UnixMillis(*until) });
-        }
-        let in_flight = state.in_flight.get(&account).copied().unwrap_or(0);
-        if in_flight >= cap {
-            return Some(Ineligible::AtCap { in_flight, cap });
-        }
-        let interval = interval.as_millis() as u64;
-        if let Some(last) = state.last_start.get(&account)
-            && now < last + interval
-        {
-            return Some(Ineligible::IntervalWait { wait: Duration::from_millis(last + interval - now) });
-        }
-        None
-    }
 }
 
 #[async_trait]
@@ -156,90 +136,7 @@ impl RequestSlots for FakeCoordination {
             return Err(CoordinationError::Unavailable("the fake store is down".to_owned()));
         }
         state.acquires.push(request.clone());
-        let mut rebind_from = None;
-        if let Some(replaced) = &request.replaces {
-            Self::free(&mut state, replaced.lease);
-            Self::apply_feedback(&mut state, replaced.lease.account, &replaced.feedback, now);
-            rebind_from = Some(replaced.lease.account);
-        }
-        if let Some(until) = state.open_until.get(&request.provider).filter(|until| **until > now) {
-            return Ok(AcquireOutcome::CircuitOpen { until: UnixMillis(*until) });
-        }
-        if let Some(limits) = &request.admission
-            && let Some(limit) = limits.max_concurrency
-        {
-            let in_flight = state.key_in_flight.get(&limits.client_key).copied().unwrap_or(0);
-            if in_flight >= limit {
-                return Ok(AcquireOutcome::AdmissionDenied(AdmissionDenial::Concurrency { limit, in_flight }));
-            }
-        }
-        let verdicts: Vec<(usize, Option<Ineligible>)> = request
-            .candidates
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i, Self::verdict(&state, request, c.account, c.max_in_flight, c.request_interval, now)))
-            .collect();
-        let bound = request.affinity.and_then(|a| state.bindings.get(&a.key.0).copied());
-        let eligible = |account: AccountId| {
-            request.candidates.iter().zip(&verdicts).any(|(c, (_, v))| c.account == account && v.is_none())
-        };
-        let chosen = match bound.filter(|b| eligible(*b)) {
-            Some(bound) => request.candidates.iter().position(|c| c.account == bound),
-            None => {
-                let mut open = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(i, _)| *i);
-                // The engine's tests do not test the choice (gateway-core/tests/selection.rs does):
-                // `smart` takes the least loaded, every other strategy the first eligible.
-                match request.strategy {
-                    gateway_core::domain::RotationStrategy::Smart => {
-                        open.min_by_key(|i| state.in_flight.get(&request.candidates[*i].account).copied().unwrap_or(0))
-                    }
-                    _ => open.next(),
-                }
-            }
-        };
-        let Some(index) = chosen else {
-            let verdicts = request
-                .candidates
-                .iter()
-                .zip(verdicts)
-                .map(|(c, (_, v))| CandidateVerdict { account: c.account, reason: v.expect("ineligible") })
-                .collect();
-            return Ok(AcquireOutcome::NoAccount(NoAccount { verdicts, now: UnixMillis(now) }));
-        };
-        let account = request.candidates[index].account;
-        let affinity = match (request.affinity, bound) {
-            (None, _) => AffinityOutcome::NotRequested,
-            (Some(_), Some(b)) if b == account => AffinityOutcome::Hit,
-            (Some(a), Some(b)) if rebind_from == Some(b) || !request.candidates.iter().any(|c| c.account == b) => {
-                state.bindings.insert(a.key.0, account);
-                AffinityOutcome::Rebound { from: b }
-            }
-            (Some(_), Some(b)) => AffinityOutcome::Bypassed { bound: b },
-            (Some(a), None) => {
-                state.bindings.insert(a.key.0, account);
-                AffinityOutcome::Bound
-            }
-        };
-        state.next_token += 1;
-        let token = state.next_token;
-        state.live.insert((account, token), ());
-        *state.in_flight.entry(account).or_insert(0) += 1;
-        state.last_start.insert(account, now);
-        let in_flight = state.in_flight[&account];
-        let admission = request.admission.as_ref().and_then(|limits| {
-            limits.max_concurrency.map(|_| {
-                *state.key_in_flight.entry(limits.client_key).or_insert(0) += 1;
-                AdmissionLease { client_key: limits.client_key, request: request.request }
-            })
-        });
-        Ok(AcquireOutcome::Granted(Grant {
-            account: AccountLease { account, token: FenceToken(token) },
-            admission,
-            in_flight,
-            affinity,
-            now: UnixMillis(now),
-            probe: false,
-        }))
+        Ok(acquire_plan::run(&mut *state, UnixMillis(now), request))
     }
 
     async fn release(&self, release: &ReleaseRequest) -> Result<ReleaseOutcome, CoordinationError> {
@@ -269,6 +166,75 @@ impl RequestSlots for FakeCoordination {
     async fn check_account_lease(&self, lease: &AccountLease) -> Result<LeaseStatus, CoordinationError> {
         let state = self.state.lock().expect("lock");
         Ok(if state.live.contains_key(&(lease.account, lease.token.0)) { LeaseStatus::Held } else { LeaseStatus::Lost })
+    }
+}
+
+/// The fake's storage under core's acquire plan: counters without TTLs, bindings that never
+/// expire, a circuit that is open until its deadline and closed after it (no half-open probe),
+/// no spend (budgets never refuse).
+impl AcquireState for State {
+    fn free_account_slot(&mut self, lease: &AccountLease) {
+        FakeCoordination::free(self, *lease);
+    }
+
+    fn apply_feedback(&mut self, account: AccountId, now: UnixMillis, feedback: &AccountFeedback) {
+        FakeCoordination::apply_feedback(self, account, &Some(feedback.clone()), now.0);
+    }
+
+    fn apply_circuit_report(&mut self, _now: UnixMillis, _report: &CircuitReport) {}
+
+    fn circuit(&mut self, provider: ProviderKind, now: UnixMillis) -> CircuitRead {
+        match self.open_until.get(&provider) {
+            Some(until) if *until > now.0 => {
+                CircuitRead { opened: true, open_until: UnixMillis(*until), probe_until: UnixMillis(0) }
+            }
+            _ => CircuitRead::default(),
+        }
+    }
+
+    fn admission(&mut self, client_key: ClientKeyId, now: UnixMillis) -> AdmissionRead {
+        let starts = self.key_starts.entry(client_key).or_default();
+        starts.retain(|start| start + 60_000 > now.0);
+        AdmissionRead {
+            in_flight: self.key_in_flight.get(&client_key).copied().unwrap_or(0),
+            recent_starts: starts.len() as u32,
+            oldest_start: starts.first().copied().map(UnixMillis),
+        }
+    }
+
+    fn spent(&mut self, _client_key: ClientKeyId, _period: SpendPeriod) -> PeriodSpend {
+        PeriodSpend::default()
+    }
+
+    fn slot_state(&mut self, account: AccountId, model: &str, _now: UnixMillis) -> SlotState {
+        SlotState {
+            in_flight: self.in_flight.get(&account).copied().unwrap_or(0),
+            last_start: self.last_start.get(&account).copied().map(UnixMillis),
+            cool_until: UnixMillis(self.cooldown_until.get(&account).copied().unwrap_or(0)),
+            excluded_until: UnixMillis(self.excluded_until.get(&(account, model.to_owned())).copied().unwrap_or(0)),
+        }
+    }
+
+    fn binding(&mut self, key: &AffinityKey, _now: UnixMillis) -> Option<AccountId> {
+        self.bindings.get(&key.0).copied()
+    }
+
+    fn record_grant(&mut self, grant: &GrantWrites) -> FenceToken {
+        self.next_token += 1;
+        let token = self.next_token;
+        self.live.insert((grant.account, token), ());
+        *self.in_flight.entry(grant.account).or_insert(0) += 1;
+        self.last_start.insert(grant.account, grant.now.0);
+        if let Some(lease) = grant.admission_slot {
+            *self.key_in_flight.entry(lease.client_key).or_insert(0) += 1;
+        }
+        if let Some(client_key) = grant.counted_start {
+            self.key_starts.entry(client_key).or_default().push(grant.now.0);
+        }
+        if let BindingWrite::Bind { key, account, .. } = grant.binding {
+            self.bindings.insert(key.0, account);
+        }
+        FenceToken(token)
     }
 }
 

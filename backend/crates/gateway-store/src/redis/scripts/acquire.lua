@@ -19,8 +19,9 @@
 -- ARGV[19] replaced attempt's circuit report ('' = none | 'none' | 'success' | 'failure')
 -- ARGV[20] it held the probe ('1' | '0')  ARGV[21] failure threshold  ARGV[22] open for ms
 -- ARGV[23+5i..27+5i] candidate i's account id, cap, interval ms, weight, static rank (from core)
--- The choice is gateway_core::selection::decide, step for step; the contract suite's property
--- test holds the two to the same answers.
+-- This script is gateway_core::coordination::acquire_plan::run (around selection::decide), step
+-- for step: the one copy that must run inside Redis. The contract suite's property test
+-- (coordination_contract/selection.rs) holds it to the plan's answers.
 local now = now_ms()
 local ttl = tonumber(ARGV[2])
 
