@@ -21,6 +21,5 @@ mod row_columns;
 mod rows;
 pub mod sql;
 mod sql_shared;
-mod sql_transaction;
 pub mod sqlite;
 pub mod transfer;

@@ -12,11 +12,9 @@
 //!
 //! All SQL is runtime SQL (no macros, no database at build time); rows are mapped by hand.
 
-mod admin_transaction;
 mod backups;
 pub(crate) mod column_values;
 mod cookie_jars;
-mod credentials;
 pub(crate) mod error_mapping;
 pub(crate) mod key_rotation;
 pub(crate) mod migrations;
@@ -36,7 +34,10 @@ use gateway_core::ports::StorageError;
 
 use crate::sql::store::SqlStore;
 
-pub use admin_transaction::PgAdminTransaction;
+pub use crate::sql::admin_transaction::SqlAdminTransaction;
+
+/// The admin unit of work on PostgreSQL.
+pub type PgAdminTransaction = SqlAdminTransaction<sqlx::Postgres>;
 pub use key_rotation::{ResealBatch, ResealCounts, ResealReport, SealedKind};
 pub use migrations::{MigrationFile, MigrationReport, MigrationSet};
 pub use store_error::{StoreError, StoreErrorKind};

@@ -14,11 +14,13 @@
 //! `postgres/` and `sqlite/`.
 
 pub(crate) mod accounts;
+pub mod admin_transaction;
 pub(crate) mod admin_users;
 pub(crate) mod alert_settings;
 mod arg;
 pub(crate) mod audit;
 pub(crate) mod client_keys;
+pub(crate) mod credentials;
 pub(crate) mod dialect;
 pub(crate) mod egress_proxies;
 pub(crate) mod groups;

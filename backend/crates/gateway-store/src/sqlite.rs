@@ -23,10 +23,8 @@
 //! - Encodings (decision 0181): timestamps as unix microseconds, JSON as text, UUIDs as 16-byte
 //!   blobs.
 
-mod admin_transaction;
 mod backups;
 mod cookie_jars;
-mod credentials;
 pub(crate) mod error_mapping;
 mod key_rotation;
 mod migrations;
@@ -49,7 +47,8 @@ use gateway_core::ports::StorageError;
 use crate::postgres::{MigrationReport, MigrationSet, StoreError};
 use crate::sql::store::SqlStore;
 
-pub use admin_transaction::SqliteAdminTransaction;
+/// The admin unit of work on SQLite (on the single writer connection).
+pub type SqliteAdminTransaction = crate::sql::admin_transaction::SqlAdminTransaction<sqlx::Sqlite>;
 
 /// How long acquiring a pooled connection may take before the call fails as `Unavailable`.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);

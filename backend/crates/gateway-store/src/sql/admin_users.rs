@@ -14,9 +14,9 @@ use crate::crypto::Keyring;
 use crate::postgres::sealing::{open_totp, seal_totp};
 use crate::row_columns::RowColumns;
 use crate::rows::admin_users::{admin_user_select, sealed_totp_from_row, user_from_row};
+use crate::sql::admin_transaction::missing_key;
 use crate::sql::store::SqlStore;
 use crate::sql::{Dialect, Sql, Statement};
-use crate::sql_transaction::missing_key;
 
 const COUNT: Sql = Sql::same("SELECT count(*) AS admins FROM admin_users");
 const BY_USERNAME: Sql = Sql::same(concat!(admin_user_select!(), "WHERE lower(username) = lower($1)"));

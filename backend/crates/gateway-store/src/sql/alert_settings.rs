@@ -14,10 +14,10 @@ use crate::row_columns::RowColumns;
 use crate::rows::alert_settings::{
     complete_rules, kinds_json, open_targets, rule_from_row, seal_secret, target_from_row, webhook_from_row,
 };
+use crate::sql::admin_transaction::missing_key;
 use crate::sql::links::found;
 use crate::sql::store::SqlStore;
 use crate::sql::{Arg, Dialect, Sql, Statement};
-use crate::sql_transaction::missing_key;
 
 const ALL_WEBHOOKS: Sql =
     Sql::same("SELECT id, name, url, kinds, enabled, created_at, updated_at FROM alert_webhooks ORDER BY id");

@@ -16,9 +16,9 @@ use crate::row_columns::RowColumns;
 use crate::rows::runtime_settings::{
     CONFIG_REVISION_SELECT, RUNTIME_SETTINGS_SELECT, aliases_json, missing_singleton, settings_from_row,
 };
+use crate::sql::admin_transaction::missing_key;
 use crate::sql::store::SqlStore;
 use crate::sql::{Arg, Dialect, On, Sql, Statement};
-use crate::sql_transaction::missing_key;
 
 const READ_SETTINGS: Sql = Sql::same(RUNTIME_SETTINGS_SELECT);
 const READ_REVISION: Sql = Sql::same(CONFIG_REVISION_SELECT);
