@@ -8,6 +8,7 @@ mod alert_rules;
 mod alerts;
 mod backups;
 mod data_plane;
+mod outbound;
 mod probes;
 mod proxy_probe;
 mod recovery;
@@ -55,12 +56,14 @@ pub async fn migrate(mut config: Config) -> Result<(), StartError> {
 
 /// `switchboard serve`: runs until SIGINT/SIGTERM, drains, stops the workers.
 pub async fn serve(config: Config) -> Result<(), StartError> {
-    let traces = logging::init_with_traces(&config.log, &config.tracing)?;
-    let result = run(config, traces.as_ref()).await;
+    let outbound = outbound::host_client()?;
+    let traces = logging::init_with_traces(&config.log, &config.tracing, &outbound)?;
+    let result = run(config, traces.as_ref(), &outbound).await;
     // Flushed last, whatever the outcome: the spans of the last requests are not lost.
     if let Some(traces) = traces {
         traces.shutdown().await;
     }
+    outbound.close().await;
     let handover = result?;
     match handover {
         // An update, rollback or restart: the trial, then exec (returns only on failure) or exit.
@@ -76,6 +79,7 @@ pub async fn serve(config: Config) -> Result<(), StartError> {
 async fn run(
     mut config: Config,
     traces: Option<&gateway_host::otlp::TraceExport>,
+    outbound: &gateway_transport::HttpClient,
 ) -> Result<Option<gateway_host::update::Handover>, StartError> {
     let shutdown = Shutdown::new(Duration::from_secs(config.server.drain_timeout_seconds));
     let mut workers = WorkerRuntime::new(
@@ -91,7 +95,7 @@ async fn run(
         .local_addr()
         .map_err(|e| StartError::Bind { addr: config.server.listen.to_string(), reason: e.to_string() })?;
     let runner = recovery::runner(&config, local)?;
-    let updater = updates::updater(&config, &shutdown)?;
+    let updater = updates::updater(&config, &shutdown, outbound.clone())?;
     updater.set_replica(&runner.replica.to_string());
     let data_plane = data_plane::build(&config, &storage, &mut workers, &shutdown, runner).await?;
     let backup_daemon = backups::build(&storage, &mut workers)?;

@@ -306,7 +306,7 @@ pub enum KeyCommand {
 }
 
 pub fn main() -> ExitCode {
-    // One TLS crypto provider for the whole process (reqwest and sqlx both use rustls).
+    // One TLS crypto provider for the whole process (gateway-transport, sqlx and aws-sdk-s3 use rustls).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     if let Some(refused) = gateway_host::build_info::init_from_env() {
         eprintln!(

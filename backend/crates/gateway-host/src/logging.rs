@@ -22,16 +22,21 @@ pub fn init(config: &LogConfig) -> Result<(), crate::ConfigError> {
     install(config, None).map(drop)
 }
 
-/// Like [`init`], with the trace exporter of `tracing` when configured; its [`TraceExport`]
-/// is to be shut down (flushed) when the process stops.
+/// Like [`init`], with the trace exporter of `tracing` when configured, posting with `http` (the
+/// process's outbound client; called on the async runtime); its [`TraceExport`] is to be shut
+/// down (flushed) when the process stops.
 pub fn init_with_traces(
     config: &LogConfig,
     tracing: &TracingConfig,
+    http: &gateway_transport::HttpClient,
 ) -> Result<Option<TraceExport>, crate::ConfigError> {
-    install(config, Some(tracing))
+    install(config, Some((tracing, http)))
 }
 
-fn install(config: &LogConfig, tracing: Option<&TracingConfig>) -> Result<Option<TraceExport>, crate::ConfigError> {
+fn install(
+    config: &LogConfig,
+    tracing: Option<(&TracingConfig, &gateway_transport::HttpClient)>,
+) -> Result<Option<TraceExport>, crate::ConfigError> {
     let invalid = |e: &dyn std::fmt::Display| crate::ConfigError::invalid("log.level", &e.to_string());
     let off = |target: &str| format!("{target}=off").parse::<Directive>().map_err(|e| invalid(&e));
     let filter = EnvFilter::try_new(&config.level)
@@ -49,7 +54,9 @@ fn install(config: &LogConfig, tracing: Option<&TracingConfig>) -> Result<Option
     };
     let mut layers = vec![logger];
     let mut export = None;
-    if let Some((layer, running)) = tracing.map(crate::otlp::build::<Registry>).transpose()?.flatten() {
+    if let Some((layer, running)) =
+        tracing.map(|(tracing, http)| crate::otlp::build::<Registry>(tracing, http)).transpose()?.flatten()
+    {
         layers.push(layer.boxed());
         export = Some(running);
     }

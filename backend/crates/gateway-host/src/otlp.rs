@@ -5,17 +5,20 @@
 //! `traceparent` the parent of the server span, and the upstream call's `traceparent` names
 //! the gateway's `send` span (installed into `gateway_core::trace_context`).
 //!
-//! The batch processor exports from its own thread with a blocking HTTP client, so nothing of
-//! the exporter runs on the request path beyond ending a span into a bounded queue (spans past
-//! its capacity are dropped, never waited for). [`TraceExport::shutdown`] flushes what is
+//! The batch processor exports from its own thread; each post goes through the gateway's one
+//! outbound stack ([`export_client`], decision 0341) on the async runtime, so nothing of the
+//! exporter runs on the request path beyond ending a span into a bounded queue (spans past its
+//! capacity are dropped, never waited for). [`TraceExport::shutdown`] flushes what is
 //! queued: the spans of the last requests are not lost when the process stops.
 
+pub mod export_client;
 pub mod server_span;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use gateway_core::engine::phase;
+use gateway_transport::HttpClient;
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
@@ -27,6 +30,7 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::registry::LookupSpan;
 
+use self::export_client::ExportClient;
 use crate::config::{ConfigError, TracingConfig};
 
 /// Longest wait for one export POST.
@@ -58,8 +62,12 @@ impl TraceExport {
     }
 }
 
-/// The exporter and its layer when `tracing.otlp_endpoint` is set.
-pub fn build<S>(config: &TracingConfig) -> Result<Option<(impl Layer<S> + use<S>, TraceExport)>, ConfigError>
+/// The exporter and its layer when `tracing.otlp_endpoint` is set, posting with `http` on the
+/// current tokio runtime (called from within it).
+pub fn build<S>(
+    config: &TracingConfig,
+    http: &HttpClient,
+) -> Result<Option<(impl Layer<S> + use<S>, TraceExport)>, ConfigError>
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
 {
@@ -69,19 +77,17 @@ where
         .ok_or_else(|| ConfigError::invalid("tracing.otlp_headers", "must be `name=value` pairs"))?
         .into_iter()
         .collect();
-    // The blocking HTTP client starts its own runtime: built off the caller's async context.
-    let built = std::thread::spawn(move || {
-        opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(url)
-            .with_headers(headers)
-            .with_timeout(EXPORT_TIMEOUT)
-            .build()
-    })
-    .join()
-    .map_err(|_| ConfigError::invalid("tracing.otlp_endpoint", "the exporter could not be built"))?;
-    let exporter = built.map_err(|e| ConfigError::invalid("tracing.otlp_endpoint", &e.to_string()))?;
+    let runtime = tokio::runtime::Handle::try_current()
+        .map_err(|_| ConfigError::invalid("tracing.otlp_endpoint", "the exporter needs the async runtime"))?;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_http_client(ExportClient::new(http.clone(), runtime, EXPORT_TIMEOUT))
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(url)
+        .with_headers(headers)
+        .with_timeout(EXPORT_TIMEOUT)
+        .build()
+        .map_err(|e| ConfigError::invalid("tracing.otlp_endpoint", &e.to_string()))?;
     let resource = opentelemetry_sdk::Resource::builder().with_service_name(config.service_name.clone()).build();
     let provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)

@@ -119,17 +119,19 @@ struct Inner {
 }
 
 impl Updater {
-    /// `data_dir` holds `update-state.json`; `shutdown` is triggered to restart.
+    /// `data_dir` holds `update-state.json`; `shutdown` is triggered to restart; release files
+    /// are fetched with `http`, the process's outbound client (decision 0341).
     pub fn new(
         config: &UpdateConfig,
         data_dir: &Path,
         shutdown: Shutdown,
         host: HostFacts,
+        http: gateway_transport::HttpClient,
     ) -> Result<Self, UpdateError> {
         let source = match &config.release_url {
             Some(raw) => {
                 let url = config.release_url_parsed(raw).map_err(|e| UpdateError::Unavailable(e.to_string()))?;
-                Some(fetch::ReleaseSource::new(url)?)
+                Some(fetch::ReleaseSource::new(url, http))
             }
             None => None,
         };

@@ -1,77 +1,56 @@
 //! The HTTP side of alert webhooks: [`HttpWebhookTransport`] implements the core's
-//! `WebhookTransport` over one reqwest client. Every address it connects to passes the
-//! `refused` check the composition root hands in (the admin SSRF guard's `address_refused`):
-//! host names through a resolver that drops refused addresses, IP literals before the request.
-//! No redirects are followed (a redirect could lead past the guard).
-
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+//! `WebhookTransport` over the gateway's one outbound stack, `gateway-transport` (decision
+//! 0341). The composition root hands in an [`HttpClient`] whose connector checks every address
+//! it connects to with the admin SSRF guard's `address_refused` (host names and IP literals
+//! alike, where the socket opens). No proxy and no redirects: the transport follows none, and a
+//! redirect could lead past the guard.
 
 use async_trait::async_trait;
 use gateway_core::alerts::{WebhookError, WebhookRequest, WebhookTransport};
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use gateway_transport::{HttpClient, HttpRequest, SendError};
+use http::{HeaderName, HeaderValue};
 
-/// Whether the guard refuses an address.
-pub type AddressCheck = Arc<dyn Fn(IpAddr) -> bool + Send + Sync>;
+const USER_AGENT: &str = concat!("switchboard/", env!("CARGO_PKG_VERSION"), " (alert webhook)");
+/// The most of an answer's body read (the status is what counts; the rest is dropped).
+const ANSWER_LIMIT: usize = 4 * 1024;
 
 pub struct HttpWebhookTransport {
-    client: reqwest::Client,
-    refused: AddressCheck,
-}
-
-struct GuardedResolver {
-    refused: AddressCheck,
-}
-
-impl Resolve for GuardedResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let refused = self.refused.clone();
-        Box::pin(async move {
-            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
-            let allowed: Vec<SocketAddr> = found.filter(|addr| !refused(addr.ip())).collect();
-            if allowed.is_empty() {
-                return Err(Box::new(std::io::Error::other("every address of the webhook host is refused"))
-                    as Box<dyn std::error::Error + Send + Sync>);
-            }
-            Ok(Box::new(allowed.into_iter()) as Addrs)
-        })
-    }
+    http: HttpClient,
 }
 
 impl HttpWebhookTransport {
-    pub fn new(refused: AddressCheck) -> Result<Self, String> {
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(GuardedResolver { refused: refused.clone() }))
-            .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION"), " (alert webhook)"))
-            .build()
-            .map_err(|e| format!("webhook client: {e}"))?;
-        Ok(Self { client, refused })
+    /// `http`'s connector must carry the SSRF guard's address check for direct targets.
+    pub fn new(http: HttpClient) -> Self {
+        Self { http }
     }
 }
 
 #[async_trait]
 impl WebhookTransport for HttpWebhookTransport {
     async fn post(&self, request: WebhookRequest) -> Result<u16, WebhookError> {
-        let url = url::Url::parse(&request.url).map_err(|_| WebhookError::Unreachable("invalid URL".to_owned()))?;
-        let literal = match url.host() {
-            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-            _ => None,
-        };
-        if literal.is_some_and(|ip| (self.refused)(ip)) {
-            return Err(WebhookError::Refused);
-        }
-        let mut builder = self.client.post(url).timeout(request.timeout).body(request.body);
+        // Messages never carry the URL: it may hold a token in its query.
+        let mut outgoing =
+            HttpRequest::post(&request.url).map_err(|_| WebhookError::Unreachable("invalid URL".to_owned()))?;
+        outgoing = outgoing.header(http::header::USER_AGENT, HeaderValue::from_static(USER_AGENT));
         for (name, value) in &request.headers {
-            builder = builder.header(name, value);
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|_| WebhookError::Unreachable(format!("invalid header name `{name}`")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|_| WebhookError::Unreachable(format!("invalid value for header `{name}`")))?;
+            outgoing = outgoing.header(name, value);
         }
-        match builder.send().await {
-            Ok(response) => Ok(response.status().as_u16()),
-            Err(error) if error.is_timeout() => Err(WebhookError::Timeout),
-            // Without the URL: it may carry a token in its query.
-            Err(error) => Err(WebhookError::Unreachable(error.without_url().to_string())),
-        }
+        let outgoing = outgoing.body(request.body);
+        let deadline = tokio::time::Instant::now() + request.timeout;
+        let response = match tokio::time::timeout_at(deadline, self.http.send(outgoing, None)).await {
+            Err(_) => return Err(WebhookError::Timeout),
+            Ok(Err(SendError::Refused(_))) => return Err(WebhookError::Refused),
+            Ok(Err(error)) => return Err(WebhookError::Unreachable(error.to_string())),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status.as_u16();
+        // A little of the answer is read so an HTTP/1.1 connection can be reused; the status is
+        // the outcome whether or not the body arrives in time.
+        let _ = tokio::time::timeout_at(deadline, response.prefix(ANSWER_LIMIT)).await;
+        Ok(status)
     }
 }

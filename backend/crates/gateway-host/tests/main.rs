@@ -3,6 +3,8 @@
 mod config;
 mod health;
 mod memory;
+mod otlp;
 mod serve;
 mod update;
+mod webhook_client;
 mod workers;

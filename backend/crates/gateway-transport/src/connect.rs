@@ -63,16 +63,32 @@ pub struct Connector {
     connect_timeout: Duration,
     /// Applied to every address of an egress proxy when connecting to it.
     proxy_addresses: AddressCheck,
+    /// Applied to every address of a target connected to directly (no proxy).
+    target_addresses: AddressCheck,
 }
 
 impl Connector {
     pub fn new(tls: TlsRoots, connect_timeout: Duration) -> Self {
-        Self { tls, connect_timeout, proxy_addresses: AddressCheck::allow_all() }
+        Self {
+            tls,
+            connect_timeout,
+            proxy_addresses: AddressCheck::allow_all(),
+            target_addresses: AddressCheck::allow_all(),
+        }
     }
 
     /// This connector with `check` applied to the addresses of egress proxies at connect time.
     pub fn with_proxy_addresses(mut self, check: AddressCheck) -> Self {
         self.proxy_addresses = check;
+        self
+    }
+
+    /// This connector with `check` applied to every address of a target it connects to
+    /// directly (decision 0341: the SSRF guard's address rules where the socket opens, for
+    /// addresses an admin typed). Through a proxy the proxy resolves the target; its own
+    /// addresses pass [`with_proxy_addresses`](Self::with_proxy_addresses).
+    pub fn with_target_addresses(mut self, check: AddressCheck) -> Self {
+        self.target_addresses = check;
         self
     }
 
@@ -84,7 +100,7 @@ impl Connector {
     pub async fn connect(&self, target: &Target, proxy: Option<&ProxyUrl>, alpn: Alpn) -> Result<Stream, SendError> {
         let connecting = async {
             let tcp = match proxy {
-                None => tcp_connect(&target.host, target.port).await?,
+                None => self.target_connect(&target.host, target.port).await?,
                 Some(proxy) => {
                     let tcp = self.proxy_connect(proxy).await.map_err(|e| as_proxy_failure(e, proxy))?;
                     match proxy.kind() {
@@ -179,19 +195,32 @@ async fn tcp_connect_addr(address: std::net::SocketAddr) -> Result<TcpStream, Se
     Ok(tcp)
 }
 
-/// TCP to `host:port`: the name resolved first (a failure there is [`SendError::NameNotResolved`]),
-/// then each address tried in order, as `TcpStream::connect` does.
-async fn tcp_connect(host: &str, port: u16) -> Result<TcpStream, SendError> {
-    let addresses = tokio::net::lookup_host((host, port))
-        .await
-        .map_err(|e| SendError::NameNotResolved(format!("{host} does not resolve: {e}")))?;
-    let mut last = None;
-    for address in addresses {
-        match tcp_connect_addr(address).await {
-            Ok(tcp) => return Ok(tcp),
-            Err(error @ SendError::LocalResources(_)) => return Err(error),
-            Err(error) => last = Some(error),
+impl Connector {
+    /// TCP to `host:port`: the name resolved first (a failure there is
+    /// [`SendError::NameNotResolved`]), then each address the target check allows tried in
+    /// order, as `TcpStream::connect` does. All refused: [`SendError::Refused`], nothing connected.
+    async fn target_connect(&self, host: &str, port: u16) -> Result<TcpStream, SendError> {
+        let addresses = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|e| SendError::NameNotResolved(format!("{host} does not resolve: {e}")))?;
+        let (mut last, mut refused) = (None, None);
+        for address in addresses {
+            if let Err(class) = self.target_addresses.check(address.ip()) {
+                refused = Some(class);
+                continue;
+            }
+            match tcp_connect_addr(address).await {
+                Ok(tcp) => return Ok(tcp),
+                Err(error @ SendError::LocalResources(_)) => return Err(error),
+                Err(error) => last = Some(error),
+            }
         }
+        Err(match (last, refused) {
+            (Some(error), _) => error,
+            (None, Some(class)) => {
+                SendError::Refused(format!("{host} resolves to a refused {class} address (checked when connecting)"))
+            }
+            (None, None) => SendError::NameNotResolved(format!("{host} has no address")),
+        })
     }
-    Err(last.unwrap_or_else(|| SendError::NameNotResolved(format!("{host} has no address"))))
 }

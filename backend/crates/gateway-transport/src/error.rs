@@ -17,6 +17,10 @@ pub enum SendError {
     /// not at fault.
     #[error("proxy failed: {0}")]
     ProxyFailed(String),
+    /// Nothing was sent: every address of the target is refused by the connector's target
+    /// check (the SSRF guard's address rules, decision 0341).
+    #[error("refused: {0}")]
+    Refused(String),
     /// The request may have reached the server.
     #[error("outcome unknown: {0}")]
     Ambiguous(String),

@@ -9,3 +9,4 @@ mod proxies;
 mod proxy_addresses;
 mod proxy_url;
 mod support;
+mod target_addresses;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::config::Config;
 use gateway_admin::alerting::{AlertDispatcher, DeliveryPolicy, Webhook};
 use gateway_admin::ports::AlertSettings;
-use gateway_admin::url_guard::{UrlGuard, UrlPolicy, address_refused};
+use gateway_admin::url_guard::{UrlGuard, UrlPolicy};
 use gateway_api::AlertPorts;
 use gateway_core::alerts::{AlertKind, AlertSink, WebhookTransport, alert_queue};
 use gateway_core::observation::ObservationQueue;
@@ -50,11 +50,8 @@ pub async fn build(
 ) -> Result<(AlertSink, AlertPorts), StartError> {
     let alerts = &config.alerts;
     let webhooks = configured_webhooks(config).await?;
-    let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };
-    let transport: Arc<dyn WebhookTransport> = Arc::new(
-        HttpWebhookTransport::new(Arc::new(move |ip| address_refused(ip, policy).is_some()))
-            .map_err(StartError::Wiring)?,
-    );
+    let transport: Arc<dyn WebhookTransport> =
+        Arc::new(HttpWebhookTransport::new(super::outbound::webhook_client(config)?));
     let delivery = DeliveryPolicy {
         max_attempts: alerts.max_attempts,
         initial_backoff: Duration::from_millis(alerts.backoff_initial_ms),

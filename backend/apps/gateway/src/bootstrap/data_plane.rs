@@ -73,8 +73,8 @@ fn identity_key(config: &Config) -> provider_openai::identity::IdentityKey {
     }
 }
 
-/// The admin SSRF guard's address policy for egress proxy hosts, applied again by the
-/// transport each time it connects to a proxy (decision 0244).
+/// The admin SSRF guard's address policy, applied again by the transport each time it connects:
+/// to an egress proxy (decision 0244) or to a webhook host (decision 0341).
 pub fn proxy_addresses(config: &Config) -> gateway_transport::AddressCheck {
     use gateway_admin::url_guard::{UrlPolicy, address_refused};
     let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };

@@ -11,13 +11,14 @@ use gateway_admin::ports::UnitOfWork;
 use gateway_admin::system::record_system_event;
 use gateway_host::Shutdown;
 use gateway_host::update::{HostFacts, UpdateAudit, UpdateOutcome, Updater};
+use gateway_transport::HttpClient;
 use serde_json::json;
 
 use super::StartError;
 
-/// The updater of this process (host facts read now, at start-up).
-pub fn updater(config: &Config, shutdown: &Shutdown) -> Result<Updater, StartError> {
-    Updater::new(&config.update, &config.server.data_dir, shutdown.clone(), HostFacts::detect())
+/// The updater of this process (host facts read now, at start-up), fetching with `http`.
+pub fn updater(config: &Config, shutdown: &Shutdown, http: HttpClient) -> Result<Updater, StartError> {
+    Updater::new(&config.update, &config.server.data_dir, shutdown.clone(), HostFacts::detect(), http)
         .map_err(|e| StartError::Wiring(format!("self-update: {e}")))
 }
 

@@ -33,7 +33,13 @@ const RULES: &[Rule] = &[
         workspace: &["gateway-core", "gateway-admin", "gateway-protocol", "gateway-host"],
         forbidden: &[INFRA, &["reqwest"]],
     },
-    Rule { package: "gateway-host", workspace: &["gateway-core"], forbidden: &[INFRA] },
+    // The host's own calls (self-update, OTLP, webhooks) go through the one outbound stack
+    // (decision 0341): no client stack of its own.
+    Rule {
+        package: "gateway-host",
+        workspace: &["gateway-core", "gateway-transport"],
+        forbidden: &[INFRA, &["reqwest"]],
+    },
     // The upstream connector knows no provider and no storage.
     Rule { package: "gateway-transport", workspace: &["gateway-protocol"], forbidden: &[INFRA, &["axum", "reqwest"]] },
     Rule {
@@ -61,7 +67,8 @@ const RULES: &[Rule] = &[
             // The composition root hands the transport its connect-time address policy.
             "gateway-transport",
         ],
-        forbidden: &[],
+        // One outbound stack (decision 0341): reqwest only in tests.
+        forbidden: &[&["reqwest"]],
     },
     // Tools are not shipped and must not share code with the product they test.
     Rule { package: "upstream-sim", workspace: &[], forbidden: &[] },

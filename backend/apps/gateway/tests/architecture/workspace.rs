@@ -80,3 +80,30 @@ fn dev_dependencies_are_free_but_unknown_packages_need_a_rule() {
         vec!["new-crate: no dependency rule; add one to tests/architecture/rules.rs".to_owned()]
     );
 }
+
+#[test]
+fn reqwest_outside_tests_is_refused_for_the_host_and_the_binary() {
+    let metadata = fake_metadata(&[
+        ("gateway-host", &[("reqwest", "")]),
+        ("switchboard", &[("reqwest", ""), ("gateway-host", "")]),
+        ("gateway-core", &[("reqwest", "dev")]),
+    ]);
+    assert_eq!(
+        check(&metadata),
+        vec!["gateway-host must not depend on reqwest".to_owned(), "switchboard must not depend on reqwest".to_owned()]
+    );
+}
+
+#[test]
+fn the_binary_has_no_reqwest_in_its_production_tree() {
+    // Direct edges are checked above; this catches one pulled in through a dependency's
+    // feature (the OTLP exporter's blocking reqwest client, decision 0341).
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args(["tree", "--offline", "-e", "normal,build", "-p", "switchboard", "-i", "reqwest", "--manifest-path"])
+        .arg(workspace_root().join("Cargo.toml"))
+        .output()
+        .expect("cargo tree runs");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(!printed.contains("reqwest v"), "reqwest is in the production tree:\n{printed}");
+}

@@ -15,10 +15,17 @@ use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 use std::time::Duration;
 
+use gateway_transport::{Connector, HttpClient, HttpRequest, TlsRoots};
+
 use crate::config::RestartMode;
 
 use super::install::Installation;
 use super::state::{OutcomeResult, StateFile, UpdateAction};
+
+/// Longest wait for one answer of the trial.
+const LOOK_TIMEOUT: Duration = Duration::from_secs(2);
+/// The most of a `/healthz` or `/readyz` answer read.
+const LOOK_BODY_LIMIT: usize = 64 * 1024;
 
 /// The exit code asking a supervisor to start the binary again (`EX_TEMPFAIL`).
 pub const RESTART_EXIT_CODE: u8 = 75;
@@ -140,11 +147,9 @@ async fn trial(handover: &Handover, expected: Option<&str>) -> Result<(), String
         .spawn()
         .map_err(|e| format!("the new version does not start: {e}"))?;
     tracing::info!(%addr, pid = ?child.id(), ?expected, "trial of the new version started");
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(2))
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    // The trial is asked over plain HTTP on loopback: the one outbound stack, no proxy.
+    let roots = TlsRoots::new(None).map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+    let client = HttpClient::new(Connector::new(roots, LOOK_TIMEOUT));
     let deadline = tokio::time::Instant::now() + handover.health_timeout;
     let mut last = String::from("no answer yet");
     let verdict = loop {
@@ -168,12 +173,13 @@ async fn trial(handover: &Handover, expected: Option<&str>) -> Result<(), String
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
     stop(&mut child).await;
+    client.close().await;
     verdict
 }
 
-async fn look(client: &reqwest::Client, addr: SocketAddr, expected: Option<&str>) -> Look {
-    let health = match client.get(format!("http://{addr}/healthz")).send().await {
-        Ok(response) => response.json::<serde_json::Value>().await.unwrap_or_default(),
+async fn look(client: &HttpClient, addr: SocketAddr, expected: Option<&str>) -> Look {
+    let health = match ask(client, addr, "/healthz").await {
+        Ok((_, body)) => body,
         Err(_) => return Look::NotYet("not listening yet".to_owned()),
     };
     match (health["version"].as_str(), expected) {
@@ -181,15 +187,19 @@ async fn look(client: &reqwest::Client, addr: SocketAddr, expected: Option<&str>
         (Some(_), _) => {}
         (None, _) => return Look::NotYet("/healthz without a version".to_owned()),
     }
-    match client.get(format!("http://{addr}/readyz")).send().await {
-        Ok(response) if response.status().is_success() => Look::Ready,
-        Ok(response) => {
-            let status = response.status().as_u16();
-            let body = response.json::<serde_json::Value>().await.unwrap_or_default();
-            Look::NotYet(format!("/readyz {status} {}", body["status"].as_str().unwrap_or("")))
-        }
-        Err(e) => Look::NotYet(format!("/readyz: {}", e.without_url())),
+    match ask(client, addr, "/readyz").await {
+        Ok((200..=299, _)) => Look::Ready,
+        Ok((status, body)) => Look::NotYet(format!("/readyz {status} {}", body["status"].as_str().unwrap_or(""))),
+        Err(e) => Look::NotYet(format!("/readyz: {e}")),
     }
+}
+
+/// One GET to the trial within [`LOOK_TIMEOUT`]: the status and the JSON body (`Null` when the
+/// body is not JSON).
+async fn ask(client: &HttpClient, addr: SocketAddr, path: &str) -> Result<(u16, serde_json::Value), String> {
+    let request = HttpRequest::get(&format!("http://{addr}{path}")).map_err(|e| e.to_string())?;
+    let answer = client.fetch(request, None, LOOK_TIMEOUT, LOOK_BODY_LIMIT).await.map_err(|e| e.to_string())?;
+    Ok((answer.status, serde_json::from_slice(&answer.body).unwrap_or_default()))
 }
 
 /// SIGTERM, then at most 30 s for the drain (the trial serves no clients), then SIGKILL.

@@ -48,10 +48,16 @@ fn setup(config: UpdateConfig, env: &[(&str, &str)]) -> Setup {
     let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
     let host = HostFacts::from_parts(&dir, &env, Ok(binary.clone()), Vec::new());
     let shutdown = Shutdown::new(Duration::from_secs(1));
-    let updater = Updater::new(&config, &dir.join("data"), shutdown.clone(), host).expect("updater");
+    let updater = Updater::new(&config, &dir.join("data"), shutdown.clone(), host, outbound()).expect("updater");
     let audits = Arc::new(Mutex::new(Vec::new()));
     updater.set_audit(Arc::new(Recorder(audits.clone())));
     Setup { dir, binary, shutdown, updater, audits }
+}
+
+/// The outbound client the composition root hands the updater: the one transport, no proxy.
+fn outbound() -> gateway_transport::HttpClient {
+    let roots = gateway_transport::TlsRoots::new(None).expect("TLS roots");
+    gateway_transport::HttpClient::new(gateway_transport::Connector::new(roots, Duration::from_secs(10)))
 }
 
 fn config(server: &FakeReleaseServer, public_key: Option<&[u8]>) -> UpdateConfig {

@@ -196,7 +196,7 @@ pub fn classify_socket_send(error: &tungstenite::Error) -> Option<AttemptFailure
 /// An HTTP call that produced no response.
 pub fn classify_transport(error: &SendError) -> AttemptFailure {
     match error {
-        SendError::NotSent(reason) => {
+        SendError::NotSent(reason) | SendError::Refused(reason) => {
             tracing::debug!(%reason, "upstream connection failed");
             AttemptFailure::new(Fault::UpstreamConnectFailed, SendState::NotSent, "cannot connect upstream")
         }

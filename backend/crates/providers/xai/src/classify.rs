@@ -249,7 +249,7 @@ fn is_email(word: &str) -> bool {
 pub fn classify_transport(error: &gateway_transport::SendError) -> AttemptFailure {
     use gateway_transport::SendError;
     match error {
-        SendError::NotSent(_) => {
+        SendError::NotSent(_) | SendError::Refused(_) => {
             AttemptFailure::new(Fault::UpstreamConnectFailed, SendState::NotSent, "cannot connect upstream")
         }
         SendError::TlsFailed(_) => {
