@@ -14,12 +14,10 @@
 
 mod backups;
 pub(crate) mod column_values;
-mod cookie_jars;
 pub(crate) mod error_mapping;
 pub(crate) mod key_rotation;
 pub(crate) mod migrations;
 mod ops_events;
-mod quota;
 pub(crate) mod requests;
 pub(crate) mod sealing;
 mod store_error;

@@ -5,6 +5,5 @@
 pub(crate) mod audit_chain;
 pub(crate) mod backup_jobs;
 pub(crate) mod backup_steps;
-pub(crate) mod cookie_jars;
 pub(crate) mod migration_runner;
 pub(crate) mod reseal;

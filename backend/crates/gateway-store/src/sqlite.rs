@@ -24,12 +24,10 @@
 //!   blobs.
 
 mod backups;
-mod cookie_jars;
 pub(crate) mod error_mapping;
 mod key_rotation;
 mod migrations;
 mod ops_events;
-mod quota;
 mod request_rows;
 mod request_statements;
 mod requests;
