@@ -12,7 +12,6 @@
 //!
 //! All SQL is runtime SQL (no macros, no database at build time); rows are mapped by hand.
 
-mod backups;
 pub(crate) mod column_values;
 pub(crate) mod error_mapping;
 pub(crate) mod key_rotation;

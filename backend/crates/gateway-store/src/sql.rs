@@ -19,6 +19,7 @@ pub(crate) mod admin_users;
 pub(crate) mod alert_settings;
 mod arg;
 pub(crate) mod audit;
+pub(crate) mod backups;
 pub(crate) mod client_keys;
 pub(crate) mod cookie_jars;
 pub(crate) mod credentials;

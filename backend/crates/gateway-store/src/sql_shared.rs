@@ -3,7 +3,6 @@
 //! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
 
 pub(crate) mod audit_chain;
-pub(crate) mod backup_jobs;
 pub(crate) mod backup_steps;
 pub(crate) mod migration_runner;
 pub(crate) mod reseal;

@@ -23,7 +23,6 @@
 //! - Encodings (decision 0181): timestamps as unix microseconds, JSON as text, UUIDs as 16-byte
 //!   blobs.
 
-mod backups;
 pub(crate) mod error_mapping;
 mod key_rotation;
 mod migrations;

@@ -7,11 +7,6 @@ use gateway_core::ports::StorageError;
 
 use crate::postgres::error_mapping::{corrupt, out_of_range};
 
-/// A timestamp as PostgreSQL binds it (`timestamptz`, as is); SQLite's is `sqlite::values::micros`.
-pub(crate) fn timestamp(at: time::OffsetDateTime) -> time::OffsetDateTime {
-    at
-}
-
 pub(crate) fn int4(value: u32, column: &str) -> Result<i32, StorageError> {
     i32::try_from(value).map_err(|_| out_of_range(column))
 }
