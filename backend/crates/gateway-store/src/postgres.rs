@@ -14,7 +14,6 @@
 
 pub(crate) mod column_values;
 pub(crate) mod error_mapping;
-pub(crate) mod key_rotation;
 pub(crate) mod migrations;
 mod ops_events;
 pub(crate) mod requests;
@@ -35,7 +34,7 @@ pub use crate::sql::admin_transaction::SqlAdminTransaction;
 
 /// The admin unit of work on PostgreSQL.
 pub type PgAdminTransaction = SqlAdminTransaction<sqlx::Postgres>;
-pub use key_rotation::{ResealBatch, ResealCounts, ResealReport, SealedKind};
+pub use crate::sql::key_rotation::{ResealBatch, ResealCounts, ResealReport, SealedKind, SecretsReseal};
 pub use migrations::{MigrationFile, MigrationReport, MigrationSet};
 pub use store_error::{StoreError, StoreErrorKind};
 

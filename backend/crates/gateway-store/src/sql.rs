@@ -26,6 +26,7 @@ pub(crate) mod credentials;
 pub(crate) mod dialect;
 pub(crate) mod egress_proxies;
 pub(crate) mod groups;
+pub mod key_rotation;
 mod links;
 pub(crate) mod ops_event_queries;
 pub(crate) mod quota;

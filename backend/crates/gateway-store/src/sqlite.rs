@@ -24,7 +24,6 @@
 //!   blobs.
 
 pub(crate) mod error_mapping;
-mod key_rotation;
 mod migrations;
 mod ops_events;
 mod request_rows;

@@ -1,4 +1,4 @@
-//! The key-rotation drivers both dialects share (`postgres::key_rotation` has the rules and the
+//! The key-rotation drivers both dialects share (`sql::key_rotation` has the rules and the
 //! statements, which are the same SQL text on both): walking a kind batch by batch, the sealing
 //! context of a selected row, and re-sealing a batch's rows before the adapter writes them.
 
@@ -8,13 +8,13 @@ use gateway_core::ports::StorageError;
 
 use crate::crypto::{Keyring, SealedSecret};
 use crate::postgres::column_values::closed;
-use crate::postgres::key_rotation::reseal;
 use crate::postgres::sealing::{
     ALERT_WEBHOOK_SECRET_CONTEXT, BACKUP_SECRETS_CONTEXT, credential_context, totp_context,
 };
 use crate::postgres::{ResealBatch, ResealCounts, ResealReport, SealedKind};
 use crate::row_columns::RowColumns;
 use crate::rows::egress_proxy::{account_proxy_context, group_proxy_context};
+use crate::sql::key_rotation::reseal;
 
 /// What an adapter runs for the drivers: one committed batch, and the count still under another key.
 #[async_trait]

@@ -3,7 +3,7 @@ use gateway_admin::ports::{BackupJobs, UnitOfWork};
 use gateway_core::domain::CredentialSlot;
 use gateway_core::ports::CredentialStore;
 use gateway_store::crypto::{Keyring, MasterKey};
-use gateway_store::postgres::{ResealCounts, SealedKind};
+use gateway_store::postgres::{ResealCounts, SealedKind, SecretsReseal};
 use secrecy::ExposeSecret;
 
 use crate::postgres::test_store::{TestStore, audit};

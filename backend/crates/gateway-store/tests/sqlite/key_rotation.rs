@@ -5,7 +5,7 @@ use gateway_admin::ports::{AdminUsers, AlertSettings, BackupJobs, UnitOfWork};
 use gateway_core::domain::{CredentialSlot, EgressProxy};
 use gateway_core::ports::{CredentialStore, SnapshotSource};
 use gateway_store::crypto::{Keyring, MasterKey};
-use gateway_store::postgres::{ResealCounts, SealedKind};
+use gateway_store::postgres::{ResealCounts, SealedKind, SecretsReseal};
 use gateway_store::sqlite::SqliteStore;
 use secrecy::{ExposeSecret, SecretString};
 

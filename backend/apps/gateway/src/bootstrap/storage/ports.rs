@@ -14,7 +14,7 @@ use gateway_core::coordination::{
     RequestSlots, SessionAffinity, TranscriptStore,
 };
 use gateway_core::ports::{CookieJarStore, CredentialStore, OpsEventLog, QuotaStore, RequestLog, SnapshotSource};
-use gateway_store::postgres::{PgStore, ResealCounts, SealedKind};
+use gateway_store::postgres::{PgStore, ResealCounts, SealedKind, SecretsReseal};
 use gateway_store::sqlite::SqliteStore;
 
 /// Every storage port, plus what the process itself needs of the store (readiness, close).
@@ -64,7 +64,7 @@ impl Facts for PgStore {
     }
 
     async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, String> {
-        PgStore::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
+        SecretsReseal::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
     }
 }
 
@@ -118,6 +118,6 @@ impl Facts for SqliteStore {
     }
 
     async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, String> {
-        SqliteStore::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
+        SecretsReseal::reseal_kind(self, kind, batch).await.map_err(|e| e.to_string())
     }
 }

@@ -16,10 +16,11 @@ use secrecy::ExposeSecret;
 use gateway_core::ports::StorageError;
 
 use crate::crypto::{Keyring, SealedSecret};
-use crate::postgres::PgStore;
 use crate::postgres::column_values::int8;
-use crate::postgres::error_mapping::storage_error;
 use crate::postgres::sealing::crypto_error;
+use crate::row_columns::RowColumns;
+use crate::sql::store::SqlStore;
+use crate::sql::{Dialect, Sql, Statement};
 use crate::sql_shared::reseal::{self as shared, ResealPlan, ResealStore};
 
 /// The kinds of sealed secrets, one sealed column each.
@@ -121,7 +122,7 @@ const CREDENTIALS: SealedColumn = SealedColumn {
              ORDER BY id LIMIT $3",
     update: "UPDATE provider_accounts SET credential_ciphertext = $2, credential_key_id = $3 \
              WHERE id = $1 AND credential_key_id = $4 AND credential_ciphertext = $5",
-    count: "SELECT count(*) FROM provider_accounts WHERE credential_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM provider_accounts WHERE credential_key_id <> $1",
 };
 
 const TOTP_SECRETS: SealedColumn = SealedColumn {
@@ -129,7 +130,7 @@ const TOTP_SECRETS: SealedColumn = SealedColumn {
              WHERE totp_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
     update: "UPDATE admin_users SET totp_secret_ciphertext = $2, totp_key_id = $3 \
              WHERE id = $1 AND totp_key_id = $4 AND totp_secret_ciphertext = $5",
-    count: "SELECT count(*) FROM admin_users WHERE totp_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM admin_users WHERE totp_key_id <> $1",
 };
 
 const BACKUP_SECRETS: SealedColumn = SealedColumn {
@@ -137,7 +138,7 @@ const BACKUP_SECRETS: SealedColumn = SealedColumn {
              FROM backup_settings WHERE credentials_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
     update: "UPDATE backup_settings SET credentials_ciphertext = $2, credentials_key_id = $3 \
              WHERE id = $1 AND credentials_key_id = $4 AND credentials_ciphertext = $5",
-    count: "SELECT count(*) FROM backup_settings WHERE credentials_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM backup_settings WHERE credentials_key_id <> $1",
 };
 
 const ACCOUNT_PROXIES: SealedColumn = SealedColumn {
@@ -146,7 +147,7 @@ const ACCOUNT_PROXIES: SealedColumn = SealedColumn {
              ORDER BY id LIMIT $3",
     update: "UPDATE provider_accounts SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
              WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
-    count: "SELECT count(*) FROM provider_accounts WHERE egress_proxy_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM provider_accounts WHERE egress_proxy_key_id <> $1",
 };
 
 const GROUP_PROXIES: SealedColumn = SealedColumn {
@@ -154,7 +155,7 @@ const GROUP_PROXIES: SealedColumn = SealedColumn {
              WHERE egress_proxy_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
     update: "UPDATE account_groups SET egress_proxy_ciphertext = $2, egress_proxy_key_id = $3 \
              WHERE id = $1 AND egress_proxy_key_id = $4 AND egress_proxy_ciphertext = $5",
-    count: "SELECT count(*) FROM account_groups WHERE egress_proxy_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM account_groups WHERE egress_proxy_key_id <> $1",
 };
 
 const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
@@ -162,63 +163,73 @@ const WEBHOOK_SECRETS: SealedColumn = SealedColumn {
              WHERE secret_key_id <> $1 AND id > $2 ORDER BY id LIMIT $3",
     update: "UPDATE alert_webhooks SET secret_ciphertext = $2, secret_key_id = $3 \
              WHERE id = $1 AND secret_key_id = $4 AND secret_ciphertext = $5",
-    count: "SELECT count(*) FROM alert_webhooks WHERE secret_key_id <> $1",
+    count: "SELECT count(*) AS remaining FROM alert_webhooks WHERE secret_key_id <> $1",
 };
 
-impl PgStore {
+/// Re-sealing on either store (`switchboard secrets reseal`).
+#[async_trait::async_trait]
+pub trait SecretsReseal {
     /// Re-seals every kind to the end, `batch` rows per committed transaction.
-    pub async fn reseal_secrets(&self, batch: u32) -> Result<ResealReport, StorageError> {
+    async fn reseal_secrets(&self, batch: u32) -> Result<ResealReport, StorageError>;
+
+    /// Re-seals one kind to the end, batch by batch; then counts what is still under another key.
+    async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, StorageError>;
+
+    /// Rows of `kind` sealed under another key than the current one.
+    async fn count_not_current(&self, kind: SealedKind) -> Result<u64, StorageError>;
+
+    /// Re-seals up to `batch` rows of `kind` with an id above `after_id` that are not under the
+    /// current key, in one committed transaction (on SQLite's single writer).
+    async fn reseal_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError>;
+}
+
+#[async_trait::async_trait]
+impl<D: Dialect> SecretsReseal for SqlStore<D> {
+    async fn reseal_secrets(&self, batch: u32) -> Result<ResealReport, StorageError> {
         shared::reseal_secrets(self, batch).await
     }
 
-    /// Re-seals one kind to the end, batch by batch; then counts what is still under another key.
-    pub async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, StorageError> {
+    async fn reseal_kind(&self, kind: SealedKind, batch: u32) -> Result<ResealCounts, StorageError> {
         shared::reseal_kind(self, kind, batch).await
     }
 
-    /// Rows of `kind` sealed under another key than the current one.
-    pub async fn count_not_current(&self, kind: SealedKind) -> Result<u64, StorageError> {
-        let remaining: i64 = sqlx::query_scalar(kind.column().count)
+    async fn count_not_current(&self, kind: SealedKind) -> Result<u64, StorageError> {
+        let row = Statement::<D>::new(&Sql::same(kind.column().count))
             .bind(self.keyring()?.current_key_id())
-            .fetch_one(self.pool())
-            .await
-            .map_err(storage_error)?;
-        Ok(u64::try_from(remaining).unwrap_or(0))
+            .fetch_one(self.reader())
+            .await?;
+        Ok(u64::try_from(row.col::<i64>("remaining")?).unwrap_or(0))
     }
 
-    /// Re-seals up to `batch` rows of `kind` with an id above `after_id` that are not under the
-    /// current key, in one committed transaction.
-    pub async fn reseal_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError> {
+    async fn reseal_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError> {
         let keyring = self.keyring()?;
         let column = kind.column();
-        let mut tx = self.pool().begin().await.map_err(storage_error)?;
-        let rows = sqlx::query(column.select)
+        let mut tx = self.writer().begin().await.map_err(D::storage_error)?;
+        let rows = Statement::<D>::new(&Sql::same(column.select))
             .bind(keyring.current_key_id())
             .bind(after_id)
             .bind(int8(u64::from(batch.max(1)), "batch")?)
             .fetch_all(&mut *tx)
-            .await
-            .map_err(storage_error)?;
+            .await?;
         let ResealPlan { writes, mut batch } = ResealPlan::new(keyring, kind, &rows)?;
         for write in &writes {
-            let done = sqlx::query(column.update)
+            let touched = Statement::<D>::new(&Sql::same(column.update))
                 .bind(write.id)
-                .bind(&write.new.ciphertext)
+                .bind(write.new.ciphertext.as_slice())
                 .bind(&write.new.key_id)
                 .bind(&write.old.key_id)
-                .bind(&write.old.ciphertext)
+                .bind(write.old.ciphertext.as_slice())
                 .execute(&mut *tx)
-                .await
-                .map_err(storage_error)?;
-            ResealPlan::written(&mut batch, done.rows_affected());
+                .await?;
+            ResealPlan::written(&mut batch, touched);
         }
-        tx.commit().await.map_err(storage_error)?;
+        tx.commit().await.map_err(D::storage_error)?;
         Ok(batch)
     }
 }
 
 #[async_trait::async_trait]
-impl ResealStore for PgStore {
+impl<D: Dialect> ResealStore for SqlStore<D> {
     async fn reseal_one_batch(&self, kind: SealedKind, after_id: i64, batch: u32) -> Result<ResealBatch, StorageError> {
         self.reseal_batch(kind, after_id, batch).await
     }
