@@ -107,9 +107,8 @@ impl ResealReport {
     }
 }
 
-/// One sealed column: where it lives and how its context is built. The statements are plain SQL
-/// that the SQLite adapter runs too (`sqlite::key_rotation`); the sealing context of a row is
-/// `sql_shared::reseal::context`.
+/// One sealed column: where it lives and how its context is built. The statements are the same
+/// text in both databases; the sealing context of a row is `sql_shared::reseal::context`.
 pub(crate) struct SealedColumn {
     pub(crate) select: &'static str,
     pub(crate) update: &'static str,
