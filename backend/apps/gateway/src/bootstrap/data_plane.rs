@@ -58,7 +58,7 @@ pub fn openai_settings(config: &Config) -> OpenAiSettings {
             total_bytes: openai.prewarm_total_budget_bytes,
         },
         extra_ca_file: openai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
-        proxy_addresses: proxy_addresses(config),
+        proxy_addresses: super::outbound::proxy_addresses(config),
         identity_key: identity_key(config),
     }
 }
@@ -71,17 +71,6 @@ fn identity_key(config: &Config) -> provider_openai::identity::IdentityKey {
         Some(master) => provider_openai::identity::IdentityKey::derive(master.trim().as_bytes()),
         None => provider_openai::identity::IdentityKey::random(),
     }
-}
-
-/// The admin SSRF guard's address policy, applied again by the transport each time it connects:
-/// to an egress proxy (decision 0244) or to a webhook host (decision 0341).
-pub fn proxy_addresses(config: &Config) -> gateway_transport::AddressCheck {
-    use gateway_admin::url_guard::{UrlPolicy, address_refused};
-    let policy = UrlPolicy { allow_private: config.admin.allow_private_urls };
-    gateway_transport::AddressCheck::new(move |ip| match address_refused(ip, policy) {
-        Some(class) => Err(class.as_str().to_owned()),
-        None => Ok(()),
-    })
 }
 
 /// Refuses to start with a master key that opens none of the stored credentials: every account

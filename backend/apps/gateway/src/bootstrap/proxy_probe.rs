@@ -39,8 +39,7 @@ fn route(
     let uri: axum::http::Uri = base_url.parse().map_err(|_| invalid("not a valid URL".to_owned()))?;
     let target = Target::from_uri(&uri).map_err(|e| invalid(e.to_string()))?;
     let roots = TlsRoots::new(extra_ca.map(std::path::Path::new)).map_err(|e| invalid(e.to_string()))?;
-    let connector =
-        Connector::new(roots, PROBE_TIMEOUT).with_proxy_addresses(super::data_plane::proxy_addresses(config));
+    let connector = Connector::new(roots, PROBE_TIMEOUT).with_proxy_addresses(super::outbound::proxy_addresses(config));
     let scheme = if target.tls { "https" } else { "http" };
     let origin = format!("{scheme}://{}", target.authority());
     Ok(Route { provider, connector, target, origin })

@@ -39,7 +39,7 @@ pub fn xai_settings(config: &Config) -> Result<XaiSettings, ConfigError> {
         refresh_timeout: Duration::from_secs(30),
         allow_http_loopback: config.providers.allow_http_loopback,
         extra_ca_file: xai.extra_ca_file.as_ref().map(std::path::PathBuf::from),
-        proxy_addresses: super::data_plane::proxy_addresses(config),
+        proxy_addresses: super::outbound::proxy_addresses(config),
         model_map: parse_model_map(&xai.model_map).map_err(invalid_xai_setting)?,
     })
 }
