@@ -5,7 +5,7 @@
  * path, parameter or body the document does not have fails the type check. */
 
 import type { components } from './schema'
-import { API_PREFIX, fillPath, type Answer, type CallOptions, type Init, type InitArgs, type Method, type Operation, type PathsFor } from './operations'
+import { API_PREFIX, fillPath, type Answer, type CallOptions, type InitArgs, type Method, type Operation, type PathsFor } from './operations'
 
 export type Schemas = components['schemas']
 
@@ -109,7 +109,8 @@ function safeJson(text: string): unknown {
  * checked and its answer inferred. POST sends `{}` when the operation takes no body. */
 function call<M extends Method>(method: M) {
   return <P extends PathsFor<M>>(path: P, ...[init]: InitArgs<Operation<M, P>>): Promise<Answer<Operation<M, P>>> => {
-    const { path: values, query, body, ...options } = (init ?? {}) as Init<Operation<M, P>> & { path?: Record<string, string | number>; query?: Query; body?: unknown }
+    // The generic init is checked at the call; here it is read as what the transport takes.
+    const { path: values, query, body, ...options } = (init ?? {}) as RequestOptions & { path?: Record<string, string | number> }
     const send = body === undefined && method === 'post' ? {} : body
     return request(method.toUpperCase(), fillPath(path, values), { ...options, query, body: send })
   }
