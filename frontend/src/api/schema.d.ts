@@ -1961,8 +1961,8 @@ export interface components {
             latency: components["schemas"]["LatencyView"];
             /** Format: int32 */
             attempts: number;
-            /** @description `all` or `groups`: the key's scope when the request started. */
-            routingScope: string;
+            /** @description The key's scope when the request started. */
+            routingScope: components["schemas"]["RoutingScopeName"];
         };
         RecordList: {
             items: components["schemas"]["RecordItem"][];
@@ -2004,6 +2004,11 @@ export interface components {
             id: number;
             name: string;
         };
+        /**
+         * @description Which kind of scope the request's key had when it started: every account, or its groups.
+         * @enum {string}
+         */
+        RoutingScopeName: "all" | "groups";
         RuleList: {
             items: components["schemas"]["RuleView"][];
         };

@@ -38,6 +38,7 @@ function typedCalls(): void {
   expectTypeOf<RecordItem['sendState']>().toEqualTypeOf<'not_sent' | 'ambiguous' | 'sent'>()
   expectTypeOf<RecordItem['transport']>().toEqualTypeOf<'http' | 'websocket'>()
   expectTypeOf<NonNullable<RecordItem['provider']>>().toEqualTypeOf<'openai' | 'xai'>()
+  expectTypeOf<RecordItem['routingScope']>().toEqualTypeOf<'all' | 'groups'>()
   expectTypeOf<RecordDetail['attempts'][number]['sendState']>().toEqualTypeOf<'not_sent' | 'ambiguous' | 'sent'>()
   // The filter lists hold every member of the document's sets.
   expectTypeOf<(typeof sets.REQUEST_STATUSES)[number]>().toEqualTypeOf<RecordItem['status']>()

@@ -4,7 +4,7 @@
 //! wire strings as the core type's `as_str` (pinned per variant by `tests/admin/wire_names.rs`).
 //! The conversions match exhaustively, so a variant added on either side fails to compile here.
 
-use gateway_core::domain::{ProviderKind, RequestStatus, SendState, ServiceTierPolicy, Transport};
+use gateway_core::domain::{ProviderKind, RequestStatus, RoutingScope, SendState, ServiceTierPolicy, Transport};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -127,6 +127,23 @@ impl From<SendState> for SendStateName {
             SendState::NotSent => SendStateName::NotSent,
             SendState::Ambiguous => SendStateName::Ambiguous,
             SendState::Sent => SendStateName::Sent,
+        }
+    }
+}
+
+/// Which kind of scope the request's key had when it started: every account, or its groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingScopeName {
+    All,
+    Groups,
+}
+
+impl From<RoutingScope> for RoutingScopeName {
+    fn from(s: RoutingScope) -> Self {
+        match s {
+            RoutingScope::All => RoutingScopeName::All,
+            RoutingScope::Groups => RoutingScopeName::Groups,
         }
     }
 }

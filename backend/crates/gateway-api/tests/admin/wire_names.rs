@@ -2,8 +2,8 @@
 //! through its schema enum to the core's own `as_str`, and the document lists exactly those
 //! strings, so the wire and the dashboard's types cannot drift from the database and the docs.
 
-use gateway_api::admin::{Provider, RequestStatusName, SendStateName, TransportName};
-use gateway_core::domain::{ProviderKind, RequestStatus, SendState, Transport};
+use gateway_api::admin::{Provider, RequestStatusName, RoutingScopeName, SendStateName, TransportName};
+use gateway_core::domain::{ProviderKind, RequestStatus, RoutingScope, SendState, Transport};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -54,6 +54,14 @@ fn providers_keep_the_core_spelling() {
     assert_eq!(schema_enum("Provider"), spellings(&ProviderKind::ALL, ProviderKind::as_str));
 }
 
+#[test]
+fn routing_scopes_keep_the_core_spelling() {
+    for scope in RoutingScope::ALL {
+        assert_eq!(wire(RoutingScopeName::from(*scope)), json!(scope.as_str()), "{scope:?}");
+    }
+    assert_eq!(schema_enum("RoutingScopeName"), spellings(RoutingScope::ALL, RoutingScope::as_str));
+}
+
 /// The request summary (`RecordItem`) and its attempts name the closed sets, not `string`.
 #[test]
 fn the_request_summary_names_its_closed_sets() {
@@ -70,6 +78,7 @@ fn the_request_summary_names_its_closed_sets() {
     refers("RecordItem", "sendState", "SendStateName");
     refers("RecordItem", "provider", "Provider");
     refers("RecordItem", "transport", "TransportName");
+    refers("RecordItem", "routingScope", "RoutingScopeName");
     refers("AttemptView", "provider", "Provider");
     refers("AttemptView", "sendState", "SendStateName");
     refers("RecordDetail", "attempts", "AttemptView");

@@ -5,7 +5,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::admin::dto::{Provider, RequestStatusName, SendStateName, TransportName};
+use crate::admin::dto::{Provider, RequestStatusName, RoutingScopeName, SendStateName, TransportName};
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -54,8 +54,8 @@ pub struct RecordItem {
     pub cost_nano_usd: Option<i64>,
     pub latency: LatencyView,
     pub attempts: u32,
-    /// `all` or `groups`: the key's scope when the request started.
-    pub routing_scope: String,
+    /// The key's scope when the request started.
+    pub routing_scope: RoutingScopeName,
 }
 
 impl From<&RequestSummary> for RecordItem {
@@ -94,7 +94,7 @@ impl From<&RequestSummary> for RecordItem {
                 total_ms: r.latency.total_ms,
             },
             attempts: r.attempt_count,
-            routing_scope: r.routing_scope.clone(),
+            routing_scope: r.routing_scope.into(),
         }
     }
 }
