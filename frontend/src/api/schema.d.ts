@@ -1194,6 +1194,26 @@ export interface components {
             /** Format: date-time */
             lastLoginAt?: string | null;
         };
+        /** @description One attempt as the detail shows it. */
+        AttemptView: {
+            /** Format: int32 */
+            n: number;
+            provider: components["schemas"]["Provider"];
+            /** Format: int64 */
+            accountId: number;
+            /**
+             * Format: int64
+             * @description Unix milliseconds.
+             */
+            startedAt: number;
+            /** Format: int64 */
+            durationMs?: number | null;
+            /** @description `started`, `ok` or the failure code. */
+            outcome: string;
+            /** Format: int32 */
+            httpStatus?: number | null;
+            sendState: components["schemas"]["SendStateName"];
+        };
         AuditItem: {
             /** Format: int64 */
             id: number;
@@ -1898,11 +1918,11 @@ export interface components {
         RecordDetail: {
             record: components["schemas"]["RecordItem"];
             /** @description Each attempt: account, outcome, status, send state, timing. */
-            attempts: Record<string, never>[];
+            attempts: components["schemas"]["AttemptView"][];
             /** @description `false` while the request runs or when its last observations may have been lost. */
             attemptsComplete: boolean;
-            /** @description `[{id, name}]` of the key's groups when the request started. */
-            routingGroups: Record<string, never>[];
+            /** @description The key's groups when the request started (empty for a key that may use all accounts). */
+            routingGroups: components["schemas"]["RoutingGroupView"][];
             serviceTier?: string | null;
             /** Format: date-time */
             deadlineAt: string;
@@ -1915,10 +1935,8 @@ export interface components {
             startedAt: string;
             /** Format: date-time */
             finishedAt?: string | null;
-            /** @description running, completed, failed, incomplete, cancelled */
-            status: string;
-            /** @description not_sent, ambiguous, sent */
-            sendState: string;
+            status: components["schemas"]["RequestStatusName"];
+            sendState: components["schemas"]["SendStateName"];
             /** Format: int32 */
             httpStatus?: number | null;
             errorCode?: string | null;
@@ -1928,11 +1946,11 @@ export interface components {
             /** Format: int64 */
             accountId?: number | null;
             accountEmail?: string | null;
-            provider?: string | null;
+            provider?: components["schemas"]["Provider"] | null;
             requestedModel: string;
             upstreamModel?: string | null;
             operation: string;
-            transport: string;
+            transport: components["schemas"]["TransportName"];
             stream: boolean;
             tokens?: components["schemas"]["TokensView"] | null;
             /**
@@ -1943,8 +1961,8 @@ export interface components {
             latency: components["schemas"]["LatencyView"];
             /** Format: int32 */
             attempts: number;
-            /** @description `all` or `groups`: the key's scope when the request started. */
-            routingScope: string;
+            /** @description The key's scope when the request started. */
+            routingScope: components["schemas"]["RoutingScopeName"];
         };
         RecordList: {
             items: components["schemas"]["RecordItem"][];
@@ -1978,6 +1996,19 @@ export interface components {
             /** @description Whether the release carries a signature of its checksums. */
             signed: boolean;
         };
+        /** @enum {string} */
+        RequestStatusName: "running" | "completed" | "failed" | "incomplete" | "cancelled";
+        /** @description A group of the key's scope, as it was named when the request started. */
+        RoutingGroupView: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+        };
+        /**
+         * @description Which kind of scope the request's key had when it started: every account, or its groups.
+         * @enum {string}
+         */
+        RoutingScopeName: "all" | "groups";
         RuleList: {
             items: components["schemas"]["RuleView"][];
         };
@@ -2009,6 +2040,11 @@ export interface components {
              */
             expiresInDays?: number | null;
         };
+        /**
+         * @description How far a request (or an attempt) got towards upstream: `not_sent < ambiguous < sent`.
+         * @enum {string}
+         */
+        SendStateName: "not_sent" | "ambiguous" | "sent";
         /**
          * @description What the gateway does with a request's `service_tier`: `allow` passes what the client sent,
          *     `deny` refuses a request asking for a tier other than `auto`/`default` (400), `force_priority`
@@ -2270,6 +2306,8 @@ export interface components {
             /** Format: int32 */
             periodSeconds: number;
         };
+        /** @enum {string} */
+        TransportName: "http" | "websocket";
         TrendPoint: {
             /**
              * Format: date-time

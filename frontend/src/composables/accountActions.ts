@@ -2,7 +2,7 @@
  * refresh/probe/test as reports, delete behind a typed confirmation. */
 import { useI18n } from 'vue-i18n'
 import { ApiError, api, type Schemas } from '@/api/client'
-import type { AccountItem, AccountUpdated } from '@/api/types'
+import type { AccountItem } from '@/api/types'
 import { useConfirm } from '@/stores/confirm'
 import { useToasts } from '@/stores/toasts'
 
@@ -18,14 +18,14 @@ export function useAccountActions(onChanged: () => void) {
 
   async function patch(account: AccountItem, changes: Partial<Schemas['AccountChanges']>, message: string): Promise<void> {
     try {
-      const result = await api.patch<AccountUpdated>(`/accounts/${account.id}`, changes)
+      const result = await api.patch('/accounts/{id}', { path: { id: account.id }, body: changes })
       onChanged()
       const previous = result.previous
       toasts.push({
         kind: 'success',
         message,
         undo: async () => {
-          await api.patch(`/accounts/${account.id}`, { enabled: previous.enabled, concurrencyCap: previous.concurrencyCap, weight: previous.weight, groupIds: previous.groupIds })
+          await api.patch('/accounts/{id}', { path: { id: account.id }, body: { enabled: previous.enabled, concurrencyCap: previous.concurrencyCap, weight: previous.weight, groupIds: previous.groupIds } })
           onChanged()
         },
       })
@@ -42,8 +42,9 @@ export function useAccountActions(onChanged: () => void) {
     patch,
     async check(a: AccountItem, kind: 'refresh' | 'probe' | 'test'): Promise<void> {
       try {
-        const r = await api.post<{ ok?: boolean; refreshed?: boolean; errorCode?: string | null; message?: string | null }>(`/accounts/${a.id}/${kind}`)
-        const ok = r.ok ?? r.refreshed ?? false
+        const init = { path: { id: a.id } }
+        const r = kind === 'refresh' ? await api.post('/accounts/{id}/refresh', init) : kind === 'probe' ? await api.post('/accounts/{id}/probe', init) : await api.post('/accounts/{id}/test', init)
+        const ok = 'ok' in r ? r.ok : r.refreshed
         toasts.push({ kind: ok ? 'success' : 'error', message: ok ? t(`accounts.${kind}Ok`, { name: label(a) }) : t('accounts.checkFailed', { code: r.errorCode ?? '', message: r.message ?? '' }) })
         onChanged()
       } catch (e) {
@@ -60,7 +61,7 @@ export function useAccountActions(onChanged: () => void) {
       })
       if (!ok) return false
       try {
-        await api.del(`/accounts/${a.id}`)
+        await api.del('/accounts/{id}', { path: { id: a.id } })
         toasts.push({ kind: 'success', message: t('accounts.deleted', { name: label(a) }) })
         onChanged()
         return true

@@ -25,7 +25,7 @@ export function useBackupActions(reload: (id: number | null) => Promise<void>) {
 
   async function run(expiresInDays: number | null): Promise<boolean> {
     try {
-      const queued = await api.post<BackupView>('/backups', expiresInDays ? { expiresInDays } : {})
+      const queued = await api.post('/backups', { body: expiresInDays ? { expiresInDays } : {} })
       toasts.push({ kind: 'success', message: t('backups.queued', { id: queued.id }) })
       await reload(null)
       return true
@@ -38,7 +38,7 @@ export function useBackupActions(reload: (id: number | null) => Promise<void>) {
   async function verify(b: BackupView): Promise<void> {
     busy.value = b.id
     try {
-      const checked = await api.post<BackupView>(`/backups/${b.id}/verify`)
+      const checked = await api.post('/backups/{id}/verify', { path: { id: b.id } })
       if (checked.verifyError) toasts.push({ kind: 'error', message: t('backups.verifyFailed', { id: b.id, message: checked.verifyError }) })
       else toasts.push({ kind: 'success', message: t('backups.verifyOk', { id: b.id }) })
       await reload(b.id)
@@ -54,7 +54,7 @@ export function useBackupActions(reload: (id: number | null) => Promise<void>) {
     if (!ok) return
     busy.value = b.id
     try {
-      await api.del(`/backups/${b.id}`)
+      await api.del('/backups/{id}', { path: { id: b.id } })
       toasts.push({ kind: 'success', message: t('backups.deleted', { id: b.id }) })
       await reload(b.id)
     } catch (e) {
@@ -66,7 +66,7 @@ export function useBackupActions(reload: (id: number | null) => Promise<void>) {
 
   async function download(b: BackupView): Promise<void> {
     try {
-      const got = await stepUp.withPassword(t('backups.downloadTitle', { id: b.id }), t('backups.downloadImpact'), (password) => api.post<DownloadLink>(`/backups/${b.id}/download-link`, { password }))
+      const got = await stepUp.withPassword(t('backups.downloadTitle', { id: b.id }), t('backups.downloadImpact'), (password) => api.post('/backups/{id}/download-link', { path: { id: b.id }, body: { password } }))
       if (got) link.value = { ...got, id: b.id }
     } catch (e) {
       fail(e)

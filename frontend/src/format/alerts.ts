@@ -2,6 +2,8 @@
  * becomes (the secret only when typed: it is write-only), and recent deliveries read from the
  * `alert.delivery` ops events. */
 
+import type { Schemas } from '@/api/client'
+
 export const ALERT_KINDS = ['account_banned', 'refresh_failing', 'pool_empty', 'quota_exhausted', 'error_rate', 'backup_failing'] as const
 export type AlertKindName = (typeof ALERT_KINDS)[number]
 
@@ -19,8 +21,8 @@ export function emptyWebhookForm(): WebhookForm {
 }
 
 /** The body of POST/PUT alerts/webhooks; `creating` requires the secret, an edit sends it only when typed. */
-export function webhookBody(form: WebhookForm, creating: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: form.name.trim(), url: form.url.trim(), kinds: [...form.kinds], enabled: form.enabled }
+export function webhookBody(form: WebhookForm, creating: boolean): Schemas['WebhookBody'] {
+  const body: Schemas['WebhookBody'] = { name: form.name.trim(), url: form.url.trim(), kinds: [...form.kinds], enabled: form.enabled }
   if (creating || form.secret !== '') body.secret = form.secret
   return body
 }

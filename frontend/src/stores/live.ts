@@ -4,10 +4,26 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { API_BASE } from '@/api/client'
+import type { BackupView, OpsEventItem, RecordItem } from '@/api/types'
+import type { AccountFacts } from './pool'
 
 export type LiveStatus = 'connecting' | 'live' | 'polling' | 'offline'
-export type LiveEventName = 'hello' | 'config_revision' | 'resync' | 'account' | 'account_removed' | 'ops_event' | 'request' | 'backup' | 'backup_removed' | 'error'
-type Handler = (data: unknown) => void
+export type LiveEventName = keyof LiveEvents
+/** What each event carries (the stream is not in the OpenAPI document; the admin API's
+ * `admin/live_events.rs` sends these shapes, most of them the list endpoints' items). */
+export interface LiveEvents {
+  hello: { configRevision: number }
+  config_revision: { configRevision: number }
+  resync: Record<string, never>
+  account: AccountFacts
+  account_removed: { id: number }
+  ops_event: OpsEventItem
+  request: RecordItem
+  backup: BackupView
+  backup_removed: { id: number }
+  error: { code: string; message: string }
+}
+type Handler = (data: never) => void
 
 export const POLL_MS = 30_000
 /** After this many stream failures in a row the page polls instead. */
@@ -25,16 +41,17 @@ export const useLive = defineStore('live', () => {
   let failures = 0
   let started = false
 
-  function on(name: LiveEventName, handler: Handler): () => void {
+  function on<N extends LiveEventName>(name: N, handler: (data: LiveEvents[N]) => void): () => void {
     const set = handlers.get(name) ?? new Set<Handler>()
-    set.add(handler)
+    set.add(handler as Handler)
     handlers.set(name, set)
     return () => set.delete(handler)
   }
 
   function emit(name: LiveEventName, data: unknown): void {
     lastUpdate.value = Date.now()
-    handlers.get(name)?.forEach((h) => h(data))
+    // The one place the stream's JSON becomes its event's type.
+    handlers.get(name)?.forEach((h) => (h as (data: unknown) => void)(data))
   }
 
   function refetch(): void {

@@ -27,15 +27,14 @@ export const usePool = defineStore('pool', () => {
     if (bound) return
     bound = true
     const live = useLive()
-    live.on('account', (data) => {
-      const f = data as AccountFacts
+    live.on('account', (f) => {
       const next = new Map(facts.value)
       next.set(f.id, f)
       facts.value = next
     })
-    live.on('account_removed', (data) => {
+    live.on('account_removed', ({ id }) => {
       const next = new Map(facts.value)
-      next.delete((data as { id: number }).id)
+      next.delete(id)
       facts.value = next
     })
   }

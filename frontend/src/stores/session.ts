@@ -2,8 +2,8 @@
  * path (back to /login with the URL to return to). */
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { ApiError, api, request, setCsrfToken } from '@/api/client'
-import type { CurrentSession, LoginResponse } from '@/api/types'
+import { ApiError, api, setCsrfToken } from '@/api/client'
+import type { CurrentSession } from '@/api/types'
 
 export const useSession = defineStore('session', () => {
   const current = ref<CurrentSession | null>(null)
@@ -17,7 +17,7 @@ export const useSession = defineStore('session', () => {
 
   async function check(): Promise<boolean> {
     try {
-      const session = await request<CurrentSession>('GET', '/auth/session', { quiet401: true })
+      const session = await api.get('/auth/session', { quiet401: true })
       current.value = session
       setCsrfToken(session.session?.csrfToken ?? null)
       return true
@@ -33,7 +33,7 @@ export const useSession = defineStore('session', () => {
   }
 
   async function login(username: string, password: string, totp?: string): Promise<void> {
-    const response = await request<LoginResponse>('POST', '/auth/login', {
+    const response = await api.post('/auth/login', {
       body: { username, password, ...(totp ? { totp } : {}) },
       quiet401: true,
     })

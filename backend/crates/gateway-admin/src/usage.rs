@@ -6,7 +6,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use gateway_core::domain::{
-    AccountId, ClientKeyId, LatencySplits, ModelRequestRecord, ProviderKind, RequestId, RequestStatus, RoutingSnapshot,
+    AccountId, ClientKeyId, LatencySplits, ModelRequestRecord, ProviderKind, RequestId, RequestStatus, RoutingScope,
     SendState, TokenUsage, Transport,
 };
 
@@ -58,7 +58,7 @@ pub struct RequestSummary {
     pub cost_nano_usd: Option<i64>,
     pub latency: LatencySplits,
     pub attempt_count: u32,
-    pub routing_scope: String,
+    pub routing_scope: RoutingScope,
 }
 
 /// One request with everything the detail view shows: the stored row as the core reads it, and
@@ -107,16 +107,8 @@ impl RequestDetail {
             cost_nano_usd: r.outcome.cost.map(|c| c.0),
             latency: r.latency,
             attempt_count: u32::try_from(r.attempts.len()).unwrap_or(u32::MAX),
-            routing_scope: routing_scope(&r.start.routing).to_owned(),
+            routing_scope: r.start.routing.scope(),
         }
-    }
-}
-
-/// How the list names a routing snapshot (`model_requests.routing_scope`).
-fn routing_scope(routing: &RoutingSnapshot) -> &'static str {
-    match routing {
-        RoutingSnapshot::All => "all",
-        RoutingSnapshot::Groups(_) => "groups",
     }
 }
 

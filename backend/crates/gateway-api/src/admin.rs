@@ -46,6 +46,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub use dto::{Provider, RequestStatusName, RoutingScopeName, SendStateName, TransportName};
 pub use envelope::{ErrorBody, ErrorDetail, FieldProblem};
 pub use gateway_admin::services::{AdminPorts, AlertPorts, AuthSettings};
 pub use session_auth::{CSRF_HEADER, DEVICE_COOKIE, SESSION_COOKIE};

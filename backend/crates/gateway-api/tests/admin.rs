@@ -2,3 +2,4 @@
 
 mod openapi;
 mod openapi_committed;
+mod wire_names;

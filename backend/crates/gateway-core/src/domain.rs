@@ -31,7 +31,7 @@ pub use egress_proxy::EgressProxy;
 pub use group::AccountGroup;
 pub use ids::{AccountId, ClientKeyId, GroupId, RequestId};
 pub use model_request::{
-    GroupRef, ModelRequestRecord, RequestStart, RequestStatus, RequestUpdate, RoutingSnapshot, Transport,
+    GroupRef, ModelRequestRecord, RequestStart, RequestStatus, RequestUpdate, RoutingScope, RoutingSnapshot, Transport,
 };
 pub use money::NanoUsd;
 pub use ops_event::{OpsEvent, OpsLevel};

@@ -1,6 +1,10 @@
 //! Shared wire types of the admin API: closed sets as schema enums, and small conversions.
+//!
+//! Each `…Name` enum is the OpenAPI face of a core closed set: the same variants with the same
+//! wire strings as the core type's `as_str` (pinned per variant by `tests/admin/wire_names.rs`).
+//! The conversions match exhaustively, so a variant added on either side fails to compile here.
 
-use gateway_core::domain::{ProviderKind, RequestStatus, ServiceTierPolicy, Transport};
+use gateway_core::domain::{ProviderKind, RequestStatus, RoutingScope, SendState, ServiceTierPolicy, Transport};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -96,6 +100,54 @@ impl From<RequestStatusName> for RequestStatus {
     }
 }
 
+impl From<RequestStatus> for RequestStatusName {
+    fn from(s: RequestStatus) -> Self {
+        match s {
+            RequestStatus::Running => RequestStatusName::Running,
+            RequestStatus::Completed => RequestStatusName::Completed,
+            RequestStatus::Failed => RequestStatusName::Failed,
+            RequestStatus::Incomplete => RequestStatusName::Incomplete,
+            RequestStatus::Cancelled => RequestStatusName::Cancelled,
+        }
+    }
+}
+
+/// How far a request (or an attempt) got towards upstream: `not_sent < ambiguous < sent`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SendStateName {
+    NotSent,
+    Ambiguous,
+    Sent,
+}
+
+impl From<SendState> for SendStateName {
+    fn from(s: SendState) -> Self {
+        match s {
+            SendState::NotSent => SendStateName::NotSent,
+            SendState::Ambiguous => SendStateName::Ambiguous,
+            SendState::Sent => SendStateName::Sent,
+        }
+    }
+}
+
+/// Which kind of scope the request's key had when it started: every account, or its groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingScopeName {
+    All,
+    Groups,
+}
+
+impl From<RoutingScope> for RoutingScopeName {
+    fn from(s: RoutingScope) -> Self {
+        match s {
+            RoutingScope::All => RoutingScopeName::All,
+            RoutingScope::Groups => RoutingScopeName::Groups,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportName {
@@ -108,6 +160,15 @@ impl From<TransportName> for Transport {
         match t {
             TransportName::Http => Transport::Http,
             TransportName::Websocket => Transport::Websocket,
+        }
+    }
+}
+
+impl From<Transport> for TransportName {
+    fn from(t: Transport) -> Self {
+        match t {
+            Transport::Http => TransportName::Http,
+            Transport::Websocket => TransportName::Websocket,
         }
     }
 }

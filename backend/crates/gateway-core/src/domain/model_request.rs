@@ -56,6 +56,25 @@ pub enum RoutingSnapshot {
     Groups(Vec<GroupRef>),
 }
 
+closed_set!(
+    /// Which kind of scope a request's key had when it started (`model_requests.routing_scope`).
+    RoutingScope as "routing scope" {
+        /// Every account.
+        All = "all",
+        /// The enabled members of the key's groups.
+        Groups = "groups",
+    }
+);
+
+impl RoutingSnapshot {
+    pub fn scope(&self) -> RoutingScope {
+        match self {
+            Self::All => RoutingScope::All,
+            Self::Groups(_) => RoutingScope::Groups,
+        }
+    }
+}
+
 /// The observation written when a request starts (before anything can reach upstream).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestStart {

@@ -65,7 +65,7 @@ pub(crate) fn summary_from_row(row: &impl RowColumns) -> Result<RequestSummary, 
             total_ms: opt_u32_of(row.col("total_ms")?, "total_ms")?,
         },
         attempt_count: u32::try_from(row.col::<i32>("attempt_count")?).unwrap_or(0),
-        routing_scope: row.col("routing_scope")?,
+        routing_scope: closed(row.col::<&str>("routing_scope")?, "model_requests.routing_scope")?,
     })
 }
 

@@ -5,6 +5,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use crate::admin::dto::{Provider, RequestStatusName, RoutingScopeName, SendStateName, TransportName};
+
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TokensView {
@@ -33,29 +35,27 @@ pub struct RecordItem {
     pub started_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     pub finished_at: Option<OffsetDateTime>,
-    /// running, completed, failed, incomplete, cancelled
-    pub status: String,
-    /// not_sent, ambiguous, sent
-    pub send_state: String,
+    pub status: RequestStatusName,
+    pub send_state: SendStateName,
     pub http_status: Option<u16>,
     pub error_code: Option<String>,
     pub key_id: Option<i64>,
     pub key_name: Option<String>,
     pub account_id: Option<i64>,
     pub account_email: Option<String>,
-    pub provider: Option<String>,
+    pub provider: Option<Provider>,
     pub requested_model: String,
     pub upstream_model: Option<String>,
     pub operation: String,
-    pub transport: String,
+    pub transport: TransportName,
     pub stream: bool,
     pub tokens: Option<TokensView>,
     /// Estimated, nano-USD.
     pub cost_nano_usd: Option<i64>,
     pub latency: LatencyView,
     pub attempts: u32,
-    /// `all` or `groups`: the key's scope when the request started.
-    pub routing_scope: String,
+    /// The key's scope when the request started.
+    pub routing_scope: RoutingScopeName,
 }
 
 impl From<&RequestSummary> for RecordItem {
@@ -64,19 +64,19 @@ impl From<&RequestSummary> for RecordItem {
             id: r.id.to_string(),
             started_at: r.started_at,
             finished_at: r.finished_at,
-            status: r.status.as_str().to_owned(),
-            send_state: r.send_state.as_str().to_owned(),
+            status: r.status.into(),
+            send_state: r.send_state.into(),
             http_status: r.http_status,
             error_code: r.error_code.clone(),
             key_id: r.client_key_id.map(|k| k.0),
             key_name: r.client_key_name.clone(),
             account_id: r.account_id.map(|a| a.0),
             account_email: r.account_email.clone(),
-            provider: r.provider.map(|p| p.as_str().to_owned()),
+            provider: r.provider.map(Provider::from),
             requested_model: r.requested_model.clone(),
             upstream_model: r.upstream_model.clone(),
             operation: r.operation.clone(),
-            transport: r.transport.as_str().to_owned(),
+            transport: r.transport.into(),
             stream: r.stream,
             tokens: r.usage.map(|u| TokensView {
                 input: u.input_tokens,
@@ -94,7 +94,7 @@ impl From<&RequestSummary> for RecordItem {
                 total_ms: r.latency.total_ms,
             },
             attempts: r.attempt_count,
-            routing_scope: r.routing_scope.clone(),
+            routing_scope: r.routing_scope.into(),
         }
     }
 }
