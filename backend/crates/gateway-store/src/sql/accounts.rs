@@ -11,10 +11,11 @@ use gateway_core::domain::{AccountId, AccountRecord, CredentialRevision, GroupId
 use gateway_core::ports::StorageError;
 
 use crate::crypto::Keyring;
-use crate::postgres::column_values::{int4, opt_int4};
+use crate::postgres::column_values::opt_int4;
 use crate::postgres::sealing::seal_credential;
 use crate::row_columns::RowColumns;
 use crate::rows::accounts::{account_from_row, account_select};
+use crate::sql::credentials::bind_facts;
 use crate::sql::links::{found, lock_row, lock_sql};
 use crate::sql::store::SqlStore;
 use crate::sql::{Arg, Dialect, On, Sql, Statement};
@@ -101,19 +102,14 @@ pub(crate) async fn import<D: Dialect>(
     import: &AccountImport,
 ) -> Result<ImportOutcome, StorageError> {
     let sealed = seal_credential(keyring, import.provider, &import.external_account_id, &import.document)?;
-    let facts = &import.facts;
-    let row = Statement::<D>::new(&IMPORT)
+    let statement = Statement::<D>::new(&IMPORT)
         .bind(import.provider.as_str())
         .bind(&import.external_account_id)
         .bind(import.profile.email.as_deref())
         .bind(import.profile.plan_type.as_deref())
         .bind(sealed.ciphertext.as_slice())
-        .bind(&sealed.key_id)
-        .bind(facts.state.as_str())
-        .bind(facts.reason.as_deref())
-        .bind(facts.access_token_expires_at)
-        .bind(facts.next_refresh_at)
-        .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?)
+        .bind(&sealed.key_id);
+    let row = bind_facts(statement, &import.facts)?
         .bind(Arg::json(Some(import.provider_data.data.clone())))
         .bind(import.provider_data.version)
         .bind(OffsetDateTime::now_utc())

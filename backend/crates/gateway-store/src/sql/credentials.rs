@@ -74,17 +74,8 @@ impl<D: Dialect> CredentialStore for SqlStore<D> {
         facts: CredentialFacts,
     ) -> Result<(), StorageError> {
         let mut conn = self.writer().acquire().await.map_err(D::storage_error)?;
-        let touched = Statement::<D>::new(&WRITE_FACTS)
-            .bind(account.0)
-            .bind(expected.0)
-            .bind(facts.state.as_str())
-            .bind(facts.reason.as_deref())
-            .bind(facts.access_token_expires_at)
-            .bind(facts.next_refresh_at)
-            .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?)
-            .bind(OffsetDateTime::now_utc())
-            .execute(&mut *conn)
-            .await?;
+        let statement = Statement::<D>::new(&WRITE_FACTS).bind(account.0).bind(expected.0);
+        let touched = bind_facts(statement, &facts)?.bind(OffsetDateTime::now_utc()).execute(&mut *conn).await?;
         if touched == 1 {
             return Ok(());
         }
@@ -122,16 +113,12 @@ pub(crate) async fn write_credential_cas<D: Dialect>(
     let sealed = seal_credential(keyring, who.provider, &who.external_account_id, &write.document)?;
     let facts = &write.facts;
     let profile = write.profile.as_ref();
-    let row = Statement::<D>::new(&WRITE)
+    let statement = Statement::<D>::new(&WRITE)
         .bind(account.0)
         .bind(expected.0)
         .bind(sealed.ciphertext.as_slice())
-        .bind(&sealed.key_id)
-        .bind(facts.state.as_str())
-        .bind(facts.reason.as_deref())
-        .bind(facts.access_token_expires_at)
-        .bind(facts.next_refresh_at)
-        .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?)
+        .bind(&sealed.key_id);
+    let row = bind_facts(statement, facts)?
         .bind(profile.is_some())
         .bind(profile.and_then(|p| p.email.as_deref()))
         .bind(profile.and_then(|p| p.plan_type.as_deref()))
@@ -142,4 +129,18 @@ pub(crate) async fn write_credential_cas<D: Dialect>(
         Some(row) => Ok(CredentialRevision(row.col("credential_revision")?)),
         None => Err(mismatch(account, expected, identity::<D>(conn, account).await?.revision)),
     }
+}
+
+/// Binds `credential_state, credential_reason, access_token_expires_at, next_refresh_at,
+/// refresh_failure_count`, in that order (the import, the CAS write and the facts-only write).
+pub(crate) fn bind_facts<D: Dialect>(
+    statement: Statement<D>,
+    facts: &CredentialFacts,
+) -> Result<Statement<D>, StorageError> {
+    Ok(statement
+        .bind(facts.state.as_str())
+        .bind(facts.reason.as_deref())
+        .bind(facts.access_token_expires_at)
+        .bind(facts.next_refresh_at)
+        .bind(int4(facts.refresh_failure_count, "provider_accounts.refresh_failure_count")?))
 }
