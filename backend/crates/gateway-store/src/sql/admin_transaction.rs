@@ -23,12 +23,8 @@ use gateway_core::ports::{CredentialWrite, StorageError};
 
 use crate::crypto::Keyring;
 use crate::row_columns::RowColumns;
-use crate::sql::store::SqlStore;
+use crate::sql::store::{SqlStore, missing_key};
 use crate::sql::{Dialect, Sql, Statement};
-
-pub(crate) fn missing_key() -> StorageError {
-    StorageError::Misconfigured("secrets.master_key is not configured".to_owned())
-}
 
 const BUMP_REVISION: Sql = Sql::same(
     "UPDATE runtime_settings SET config_revision = config_revision + 1 WHERE id = 1 RETURNING config_revision",

@@ -14,8 +14,8 @@ use crate::crypto::Keyring;
 use crate::postgres::sealing::{open_totp, seal_totp};
 use crate::row_columns::RowColumns;
 use crate::rows::admin_users::{admin_user_select, sealed_totp_from_row, user_from_row};
-use crate::sql::admin_transaction::missing_key;
 use crate::sql::store::SqlStore;
+use crate::sql::store::missing_key;
 use crate::sql::{Dialect, Sql, Statement};
 
 const COUNT: Sql = Sql::same("SELECT count(*) AS admins FROM admin_users");

@@ -14,9 +14,9 @@ use crate::row_columns::RowColumns;
 use crate::rows::alert_settings::{
     complete_rules, kinds_json, open_targets, rule_from_row, seal_secret, target_from_row, webhook_from_row,
 };
-use crate::sql::admin_transaction::missing_key;
 use crate::sql::links::found;
 use crate::sql::store::SqlStore;
+use crate::sql::store::missing_key;
 use crate::sql::{Arg, Dialect, Sql, Statement};
 
 const ALL_WEBHOOKS: Sql =

@@ -16,8 +16,8 @@ use crate::row_columns::RowColumns;
 use crate::rows::runtime_settings::{
     CONFIG_REVISION_SELECT, RUNTIME_SETTINGS_SELECT, aliases_json, missing_singleton, settings_from_row,
 };
-use crate::sql::admin_transaction::missing_key;
 use crate::sql::store::SqlStore;
+use crate::sql::store::missing_key;
 use crate::sql::{Arg, Dialect, On, Sql, Statement};
 
 const READ_SETTINGS: Sql = Sql::same(RUNTIME_SETTINGS_SELECT);

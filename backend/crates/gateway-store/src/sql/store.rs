@@ -56,8 +56,11 @@ impl<D: Database> SqlStore<D> {
     }
 
     pub(crate) fn keyring(&self) -> Result<&Keyring, StorageError> {
-        self.keyring
-            .as_deref()
-            .ok_or_else(|| StorageError::Misconfigured("secrets.master_key is not configured".to_owned()))
+        self.keyring.as_deref().ok_or_else(missing_key)
     }
+}
+
+/// The error of a call that needs the keyring when no master key is configured.
+pub(crate) fn missing_key() -> StorageError {
+    StorageError::Misconfigured("secrets.master_key is not configured".to_owned())
 }
