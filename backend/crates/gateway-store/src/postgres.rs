@@ -1,5 +1,6 @@
-//! The PostgreSQL adapter: one [`PgStore`] (a connection pool and the keyring) implements every
-//! storage port of `gateway-core` and `gateway-admin`.
+//! The PostgreSQL adapter: [`PgStore`] is `SqlStore<Postgres>` (one connection pool and the
+//! keyring); the ports it shares with SQLite are implemented once in `sql/` (decision 0344), the
+//! request log, ops-event insert, usage queries and migrations are PostgreSQL's own, here.
 //!
 //! Start-up, as the composition root runs it (`switchboard serve` and `switchboard migrate`):
 //!

@@ -1,6 +1,6 @@
-//! Logic both SQL adapters run around their own SQL text (decision 0181): the values a statement
-//! binds, how its result is shaped into the port's answer, and the drivers that loop over
-//! statements. The SQL text itself stays in `postgres/` and `sqlite/`.
+//! Dialect-free logic around the statements of the SQL adapter: how a result is shaped into the
+//! port's answer, and the drivers that loop over statements. The statements themselves live
+//! with their aggregate in `sql/` (decision 0344), or per database in `postgres/` and `sqlite/`.
 
 pub(crate) mod audit_chain;
 pub(crate) mod backup_steps;

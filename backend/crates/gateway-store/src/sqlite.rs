@@ -1,6 +1,6 @@
-//! The SQLite adapter for embedded mode (one replica, one file): one [`SqliteStore`] implements
-//! the same storage ports of `gateway-core` and `gateway-admin` as the PostgreSQL store and passes
-//! the same contract suites (`tests/storage_contract/`).
+//! The SQLite adapter for embedded mode (one replica, one file): [`SqliteStore`] is
+//! `SqlStore<Sqlite>`; it implements the same storage ports as the PostgreSQL store (most of them
+//! once, in `sql/`, decision 0344) and passes the same contract suites (`tests/storage_contract/`).
 //!
 //! Start-up, as the composition root runs it (mirrors `postgres::connect`):
 //!
